@@ -1,0 +1,80 @@
+//! # tine: OpenMP-style fork-join for Rust
+//!
+//! A tine is one prong of a fork. This crate forks a closure onto a team of
+//! threads and joins them, with the dispatch and join cost of a few cache-line
+//! transfers: no heap allocation, no mutex, no syscall while the workers are
+//! awake. The thread that calls is thread 0 and does its share of the work.
+//!
+//! ```
+//! use std::sync::atomic::{AtomicU64, Ordering};
+//!
+//! let pool = tine::ThreadPool::try_spawn(4)?; // the caller + 3 workers
+//!
+//! // Once per thread.
+//! pool.for_threads(|thread_index, _colocation_index| {
+//!     assert!(thread_index < 4);
+//! });
+//!
+//! // Once per task, static schedule: tasks may borrow the caller's stack.
+//! let data: Vec<u64> = (1..=1000).collect();
+//! let sum = AtomicU64::new(0);
+//! pool.for_n(data.len(), |prong| {
+//!     sum.fetch_add(data[prong.task_index], Ordering::Relaxed);
+//! });
+//! assert_eq!(sum.load(Ordering::Relaxed), 500_500);
+//!
+//! // One contiguous range per thread.
+//! pool.for_slices(data.len(), |first, count| {
+//!     let _mine = &data[first.task_index..first.task_index + count];
+//! });
+//!
+//! // Uneven tasks: claimed one at a time.
+//! pool.for_n_dynamic(data.len(), |prong| {
+//!     std::hint::black_box(prong.task_index);
+//! });
+//! # Ok::<(), tine::Error>(())
+//! ```
+//!
+//! ## Layout
+//! - [`Team`] (`pool.rs`): the protocol. It owns no threads and works
+//!   without `std`: an embedding runtime runs [`Team::run_worker`] on its own
+//!   threads.
+//! - [`ThreadPool`] (`pool.rs`, feature `std`): spawns the workers.
+//! - `broadcast.rs`: [`Team::for_threads`], [`Team::for_n`],
+//!   [`Team::for_slices`]; `dynamic.rs`: [`Team::for_n_dynamic`].
+//! - [`arch`]: the micro-yields a waiting thread runs between polls.
+//!
+//! ## Guarantees
+//! - Every call blocks until all shares have finished, so closures may
+//!   borrow the caller's stack. Nothing is left running after a call
+//!   returns, panics included.
+//! - A panic in any share is caught (with `std`), the fork still joins, and
+//!   the first payload resumes on the caller. The pool stays usable.
+//! - A call from inside a task runs inline on the calling thread rather than
+//!   deadlock; calls from several threads are serialized.
+//! - Bad arguments and OS refusals come back as [`Error`], never a panic.
+//!
+//! ## Features
+//! - `std` (default): [`ThreadPool`], panic propagation, and OS yields in
+//!   long waits. Without it the crate is `#![no_std]` and needs no allocator.
+
+#![no_std]
+#![deny(unsafe_op_in_unsafe_fn, missing_docs)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod arch;
+mod broadcast;
+mod dynamic;
+mod error;
+mod pool;
+mod sync;
+mod wait;
+
+pub use broadcast::Prong;
+pub use error::Error;
+pub use pool::Team;
+#[cfg(feature = "std")]
+pub use pool::{spawn, Builder, ThreadPool};

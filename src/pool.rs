@@ -1,0 +1,798 @@
+//! The fork-join protocol ([`Team`]) and the std thread pool ([`ThreadPool`]).
+//!
+//! # State
+//!
+//! Four counters, each on its own cache line:
+//! - `fork_generation`: bumped once per fork. Workers wait for it to change.
+//!   The job slot (a pointer to the caller's closure and a trampoline) shares
+//!   its cache line, so a worker that sees the bump has the job in the same
+//!   transfer.
+//! - `threads_to_sync`: the join countdown, which doubles as the team's lock.
+//!   `0` means idle. A caller takes the team with one compare-exchange from `0`
+//!   to `threads` (one count per worker plus one for its own hold). Workers
+//!   count down as they finish; at `1` every worker is done, and the caller
+//!   hands the team back by storing `0`.
+//! - `dynamic_progress`: the next unclaimed index of a dynamic fork
+//!   (see `dynamic.rs`).
+//! - `stop`: set once; workers leave their loop when they see it.
+//!
+//! # One fork
+//!
+//! 1. The caller takes the team: `threads_to_sync` `0 -> threads` (Acquire).
+//! 2. It writes the job slot with plain writes, then stores
+//!    `fork_generation + 1` (Release), which publishes the slot.
+//! 3. Each worker loads the generation (Acquire), sees it change, reads the
+//!    slot and runs its share.
+//! 4. Each worker decrements `threads_to_sync` (Release). That decrement is its
+//!    last access to anything the caller owns: panic payloads are stored in
+//!    the team and the share's captures are dropped before it.
+//! 5. The caller runs share 0 itself, waits for `threads_to_sync == 1`
+//!    (Acquire), takes any panic payload, and stores `0` (Release).
+//!
+//! # Invariants
+//!
+//! - The job slot is written only by the thread that holds the team, and only
+//!   while every worker waits for the next generation; it is read only by
+//!   workers between that generation's Acquire and their Release decrement.
+//!   The countdown's Release/Acquire pair and the lock's Release/Acquire pair
+//!   order every read of fork *k*'s slot before the write of fork *k+1*'s.
+//! - Only the team holder writes `fork_generation`, and fork *k+1* cannot
+//!   start before every worker has finished fork *k*. So a worker only ever
+//!   sees the generation it last saw or the one after it, and the counter may
+//!   wrap: "changed" is all a worker tests, never "greater".
+//! - The caller does not return, even when a share panics, before the
+//!   countdown reaches 1. Closures may therefore borrow the caller's stack;
+//!   no public call hands out a guard that `mem::forget` could skip.
+//! - A thread that holds the team never waits for another team's lock while
+//!   inside a task (std builds run such a call inline), and no_std builds
+//!   never wait for a lock at all, so dispatch cannot deadlock.
+//!
+//! The dispatch and join paths take no lock other than the countdown itself,
+//! allocate nothing, make no syscall while workers are awake, and have no
+//! compare-exchange retry loop: the one compare-exchange either succeeds or
+//! sends the call down the contended path.
+
+use crate::error::Error;
+use crate::sync::{AtomicBool, AtomicGeneration, AtomicUsize, Generation, Ordering, UnsafeCell};
+use crate::wait::Waiter;
+use crossbeam_utils::CachePadded;
+
+#[cfg(feature = "std")]
+use std::{any::Any, boxed::Box, string::String, sync::Arc, thread::JoinHandle, vec::Vec};
+
+/// A share of a fork: called with the thread index and the dynamic counter.
+pub(crate) trait Share: Fn(usize, &AtomicUsize) + Sync {}
+impl<F: Fn(usize, &AtomicUsize) + Sync> Share for F {}
+
+/// A type-erased pointer to the caller's share closure.
+#[derive(Clone, Copy)]
+struct Job {
+    data: *const (),
+    run: unsafe fn(*const (), usize, &AtomicUsize),
+}
+
+impl Job {
+    fn new<F: Share>(share: &F) -> Self {
+        Job {
+            data: (share as *const F).cast(),
+            run: run_erased::<F>,
+        }
+    }
+
+    fn empty() -> Self {
+        Job {
+            data: core::ptr::null(),
+            run: run_nothing,
+        }
+    }
+}
+
+/// # Safety
+/// `data` must point to a live `F` that stays valid for the whole call.
+unsafe fn run_erased<F: Share>(data: *const (), thread_index: usize, progress: &AtomicUsize) {
+    // SAFETY: the caller guarantees `data` came from `&F` in `Job::new` and
+    // that the `F` outlives this call (the fork does not return before the
+    // countdown says every share has ended).
+    let share = unsafe { &*data.cast::<F>() };
+    share(thread_index, progress);
+}
+
+/// The trampoline of the empty job, which no worker should ever run.
+unsafe fn run_nothing(_: *const (), _: usize, _: &AtomicUsize) {}
+
+/// The generation counter and the job it publishes, on one cache line.
+struct Dispatch {
+    generation: AtomicGeneration,
+    job: UnsafeCell<Job>,
+}
+
+/// The fork-join protocol: a team of `threads` threads that run one closure
+/// together and join.
+///
+/// `Team` owns no threads, so it works without `std`: another runtime runs
+/// [`Team::run_worker`] on each of its own threads, and any thread that calls
+/// the `for_*` methods acts as thread 0 and runs share 0 itself. With the
+/// `std` feature, [`ThreadPool`] wraps a `Team` and spawns the workers.
+///
+/// ```
+/// use tine::Team;
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+///
+/// let team = Team::new(3).unwrap();
+/// let visited = AtomicUsize::new(0);
+/// std::thread::scope(|scope| {
+///     for _ in 1..team.threads() {
+///         scope.spawn(|| team.run_worker().unwrap());
+///     }
+///     team.for_n(1000, |_prong| {
+///         visited.fetch_add(1, Ordering::Relaxed);
+///     });
+///     team.stop(); // lets the workers return, so the scope can end
+/// });
+/// assert_eq!(visited.into_inner(), 1000);
+/// ```
+///
+/// # Calls from several threads and from inside tasks
+///
+/// One fork runs at a time. With `std`, a second thread that calls while a
+/// fork is in flight waits for it (calls are serialized). A call made from
+/// inside a task of any tine fork, including a fork of this team, never waits
+/// for a busy team: it runs inline, serially, on the calling thread, every
+/// share in thread order, like OpenMP with nesting off. Without `std` a
+/// thread cannot tell the two cases apart, so every call that finds the team
+/// busy runs inline.
+pub struct Team {
+    dispatch: CachePadded<Dispatch>,
+    threads_to_sync: CachePadded<AtomicUsize>,
+    dynamic_progress: CachePadded<AtomicUsize>,
+    stop: CachePadded<AtomicBool>,
+    threads: usize,
+    initial_generation: Generation,
+    /// Worker slots handed out so far (cold; `run_worker` only).
+    claimed: AtomicUsize,
+    waiter: Waiter,
+    #[cfg(feature = "std")]
+    panic: PanicSlot,
+}
+
+// SAFETY: the only non-Sync field is the job slot. It holds a pointer to a
+// `Sync` closure, is written only by the team holder while every worker waits,
+// and is read only by workers between the generation's Acquire and their
+// Release decrement (see the invariants at the top of this file).
+unsafe impl Sync for Team {}
+// SAFETY: as above; the slot's pointer is only dereferenced during a fork.
+unsafe impl Send for Team {}
+
+impl core::fmt::Debug for Team {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Team")
+            .field("threads", &self.threads)
+            .field("stopped", &self.stop.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Team {
+    /// A team of `threads` threads, counting the caller. The embedder must run
+    /// [`Team::run_worker`] on `threads - 1` threads of its own.
+    ///
+    /// # Errors
+    /// [`Error::ZeroThreads`] if `threads` is 0.
+    pub fn new(threads: usize) -> Result<Self, Error> {
+        Self::build(threads, 0, 0)
+    }
+
+    /// A team whose generation counter starts at `start`, for loom models of
+    /// the counter's wraparound.
+    #[cfg(loom)]
+    #[doc(hidden)]
+    pub fn with_generation(threads: usize, start: u8) -> Result<Self, Error> {
+        Self::build(threads, start, 0)
+    }
+
+    fn build(threads: usize, start: Generation, claimed: usize) -> Result<Self, Error> {
+        if threads == 0 {
+            return Err(Error::ZeroThreads);
+        }
+        Ok(Team {
+            dispatch: CachePadded::new(Dispatch {
+                generation: AtomicGeneration::new(start),
+                job: UnsafeCell::new(Job::empty()),
+            }),
+            threads_to_sync: CachePadded::new(AtomicUsize::new(0)),
+            dynamic_progress: CachePadded::new(AtomicUsize::new(0)),
+            stop: CachePadded::new(AtomicBool::new(false)),
+            threads,
+            initial_generation: start,
+            claimed: AtomicUsize::new(claimed),
+            waiter: Waiter::for_threads(threads),
+            #[cfg(feature = "std")]
+            panic: PanicSlot::new(),
+        })
+    }
+
+    /// The number of threads in the team, the caller included.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Turns the calling thread into one of the team's workers until
+    /// [`Team::stop`] is called.
+    ///
+    /// Each call takes the next free worker slot (thread indices `1..threads`,
+    /// in call order). A fork waits until every slot has a thread, so run this
+    /// on `threads - 1` threads before or while forking.
+    ///
+    /// # Errors
+    /// [`Error::NoWorkerSlot`] if every slot is already taken.
+    pub fn run_worker(&self) -> Result<(), Error> {
+        let workers = self.threads - 1;
+        let claimed = self
+            .claimed
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |taken| {
+                (taken < workers).then_some(taken + 1)
+            })
+            .map_err(|_| Error::NoWorkerSlot { workers })?;
+        // SAFETY: the fetch_update above hands each index in 1..threads to
+        // exactly one caller.
+        unsafe { self.work(claimed + 1) };
+        Ok(())
+    }
+
+    /// Tells the workers to leave [`Team::run_worker`] once the fork in flight,
+    /// if any, has joined. Later forks run on the calling thread alone.
+    ///
+    /// Called from outside any task, it waits for the fork in flight. Called
+    /// from inside a task (std builds), it returns at once and the stop takes
+    /// effect when that fork joins. Without `std`, calling it from a task of
+    /// this same team never returns, as joining one's own thread would not.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if self.acquire(1) {
+            self.release();
+        }
+    }
+
+    /// Whether [`Team::stop`] has been called.
+    pub fn is_stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Runs `share(thread_index, progress)` once on each thread of the team and
+    /// returns when all of them have. With `reset_progress`, the dynamic
+    /// counter is set to 0 first.
+    pub(crate) fn fork<F: Share>(&self, reset_progress: bool, share: &F) {
+        if self.threads == 1 || !self.acquire(self.threads) {
+            return run_inline(self.threads, share);
+        }
+        if self.stop.load(Ordering::Relaxed) {
+            self.release();
+            return run_inline(self.threads, share);
+        }
+        if reset_progress {
+            self.dynamic_progress.store(0, Ordering::Relaxed);
+        }
+        // SAFETY: we hold the team and every worker has finished the previous
+        // fork (the countdown we acquired was 0), so no one reads the slot.
+        self.dispatch
+            .job
+            .with_mut(|slot| unsafe { *slot = Job::new(share) });
+        self.bump_generation();
+        self.run_caller_share(share);
+    }
+
+    /// Publishes a new generation. Only the team holder calls this.
+    fn bump_generation(&self) {
+        let generation = &self.dispatch.generation;
+        let next = generation.load(Ordering::Relaxed).wrapping_add(1);
+        // Release: publishes the job slot and counters; pairs with the
+        // Acquire load in `work`.
+        generation.store(next, Ordering::Release);
+    }
+
+    /// Takes the team: `threads_to_sync` from 0 to `count`. Returns false when
+    /// the team is busy and the call must run inline instead of waiting.
+    #[inline]
+    fn acquire(&self, count: usize) -> bool {
+        // Acquire: pairs with the Release store in `release`, so the previous
+        // fork's reads of the job slot happen before our write.
+        self.threads_to_sync
+            .compare_exchange(0, count, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+            || self.acquire_contended(count)
+    }
+
+    #[cold]
+    fn acquire_contended(&self, count: usize) -> bool {
+        #[cfg(feature = "std")]
+        {
+            if in_fork() {
+                return false;
+            }
+            loop {
+                self.waiter
+                    .wait_until(|| self.threads_to_sync.load(Ordering::Relaxed) == 0);
+                // Acquire: pairs with the Release store in `release`.
+                if self
+                    .threads_to_sync
+                    .compare_exchange(0, count, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    return true;
+                }
+            }
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            let _ = count;
+            false
+        }
+    }
+
+    /// Hands the team back. A stop requested meanwhile is passed on to the
+    /// workers first, while we still hold the team.
+    fn release(&self) {
+        if self.stop.load(Ordering::Relaxed) {
+            self.bump_generation();
+        }
+        // Release: pairs with the Acquire compare-exchange in `acquire`.
+        self.threads_to_sync.store(0, Ordering::Release);
+    }
+
+    /// Waits until every worker has finished its share.
+    fn join(&self) {
+        // Acquire: pairs with each worker's Release decrement in
+        // `Countdown::drop` (one release sequence), so their writes are ours.
+        self.waiter
+            .wait_until(|| self.threads_to_sync.load(Ordering::Acquire) == 1);
+    }
+
+    #[cfg(feature = "std")]
+    fn run_caller_share<F: Share>(&self, share: &F) {
+        let was_in_fork = set_in_fork(true);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            share(0, &self.dynamic_progress)
+        }));
+        set_in_fork(was_in_fork);
+        if let Err(payload) = result {
+            self.panic.offer(payload);
+        }
+        self.join();
+        let payload = self.panic.take();
+        self.release();
+        if let Some(payload) = payload {
+            std::panic::resume_unwind(payload);
+        }
+    }
+
+    #[cfg(not(feature = "std"))]
+    fn run_caller_share<F: Share>(&self, share: &F) {
+        /// Joins and releases even if share 0 unwinds, so workers never
+        /// outlive the closure they borrow.
+        struct JoinOnDrop<'a>(&'a Team);
+        impl Drop for JoinOnDrop<'_> {
+            fn drop(&mut self) {
+                self.0.join();
+                self.0.release();
+            }
+        }
+        let _join = JoinOnDrop(self);
+        share(0, &self.dynamic_progress);
+    }
+
+    /// The worker loop for thread `thread_index`.
+    ///
+    /// # Safety
+    /// Each index in `1..threads` must be run by at most one thread at a time
+    /// (a second one would count down twice and let the caller return while a
+    /// share still runs).
+    pub(crate) unsafe fn work(&self, thread_index: usize) {
+        #[cfg(feature = "std")]
+        let was_in_fork = set_in_fork(true);
+        let mut seen = self.initial_generation;
+        loop {
+            let mut now = seen;
+            self.waiter.wait_until(|| {
+                // Acquire: pairs with the Release store in `bump_generation`,
+                // so the job slot and the stop flag written before it are ours.
+                now = self.dispatch.generation.load(Ordering::Acquire);
+                now != seen
+            });
+            seen = now;
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            // SAFETY: the holder wrote the slot before the generation store we
+            // acquired and will not write it again before our decrement.
+            let job = self.dispatch.job.with(|slot| unsafe { *slot });
+            self.run_worker_share(job, thread_index);
+        }
+        #[cfg(feature = "std")]
+        set_in_fork(was_in_fork);
+    }
+
+    fn run_worker_share(&self, job: Job, thread_index: usize) {
+        // Counts down on every way out, unwinding included.
+        let countdown = Countdown(&self.threads_to_sync);
+        #[cfg(feature = "std")]
+        {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                // SAFETY: the job's closure outlives the fork, and the fork
+                // cannot end before `countdown` drops below.
+                unsafe { (job.run)(job.data, thread_index, &self.dynamic_progress) }
+            }));
+            if let Err(payload) = result {
+                self.panic.offer(payload);
+            }
+        }
+        #[cfg(not(feature = "std"))]
+        // SAFETY: as above.
+        unsafe {
+            (job.run)(job.data, thread_index, &self.dynamic_progress)
+        };
+        drop(countdown);
+    }
+}
+
+/// Decrements the join countdown when dropped: a worker's last touch of the
+/// fork.
+struct Countdown<'a>(&'a AtomicUsize);
+
+impl Drop for Countdown<'_> {
+    fn drop(&mut self) {
+        // Release: pairs with the Acquire load in `Team::join`, publishing
+        // this share's writes (and any panic payload) to the caller.
+        self.0.fetch_sub(1, Ordering::Release);
+    }
+}
+
+/// Runs every share of a fork on the calling thread, in thread order, with a
+/// private dynamic counter so an outer fork's counter is left alone.
+fn run_inline<F: Share>(threads: usize, share: &F) {
+    let progress = AtomicUsize::new(0);
+    for thread_index in 0..threads {
+        share(thread_index, &progress);
+    }
+}
+
+#[cfg(all(feature = "std", not(loom)))]
+std::thread_local! {
+    /// Whether this thread is running a share of some fork (or is a worker).
+    static IN_FORK: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+#[cfg(all(feature = "std", loom))]
+loom::thread_local! {
+    static IN_FORK: core::cell::Cell<bool> = core::cell::Cell::new(false);
+}
+
+#[cfg(feature = "std")]
+fn in_fork() -> bool {
+    IN_FORK.with(|flag| flag.get())
+}
+
+#[cfg(feature = "std")]
+fn set_in_fork(value: bool) -> bool {
+    IN_FORK.with(|flag| flag.replace(value))
+}
+
+/// Holds the first panic payload of a fork until the caller resumes it.
+#[cfg(feature = "std")]
+struct PanicSlot {
+    taken: AtomicBool,
+    payload: UnsafeCell<Option<Box<dyn Any + Send>>>,
+}
+
+#[cfg(feature = "std")]
+impl PanicSlot {
+    fn new() -> Self {
+        PanicSlot {
+            taken: AtomicBool::new(false),
+            payload: UnsafeCell::new(None),
+        }
+    }
+
+    /// Keeps `payload` if it is the fork's first, else drops it here.
+    fn offer(&self, payload: Box<dyn Any + Send>) {
+        // Relaxed: only the winner writes the slot, and the caller reads it
+        // after the join's Acquire, which orders the winner's write first.
+        if !self.taken.swap(true, Ordering::Relaxed) {
+            // SAFETY: the swap made us the only writer in this fork; the
+            // caller reads only after the join.
+            self.payload.with_mut(|slot| unsafe { *slot = Some(payload) });
+        } else {
+            drop_payload(payload);
+        }
+    }
+
+    /// Takes this fork's payload. Only the holder calls it, after the join.
+    fn take(&self) -> Option<Box<dyn Any + Send>> {
+        if !self.taken.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.taken.store(false, Ordering::Relaxed);
+        // SAFETY: every share has ended (joined), so no one else touches it.
+        self.payload.with_mut(|slot| unsafe { (*slot).take() })
+    }
+}
+
+/// Drops a payload that lost the race to be resumed. A payload whose own
+/// `Drop` panics is leaked rather than allowed to unwind out of a worker.
+#[cfg(feature = "std")]
+fn drop_payload(payload: Box<dyn Any + Send>) {
+    let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(payload)));
+    if let Err(second) = dropped {
+        core::mem::forget(second);
+    }
+}
+
+/// A pool of worker threads that run fork-join calls with the caller.
+///
+/// `ThreadPool::try_spawn(n)` starts `n - 1` workers; the thread that calls a
+/// `for_*` method is thread 0 and runs its share too. Every call blocks until
+/// all shares have finished, so closures may borrow from the caller's stack.
+/// The method names follow fork_union's Rust crate.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+///
+/// let pool = tine::ThreadPool::try_spawn(4)?;
+/// let inputs: Vec<u64> = (0..1000).collect(); // borrowed by the tasks
+/// let sum = AtomicU64::new(0);
+/// pool.for_n(inputs.len(), |prong| {
+///     sum.fetch_add(inputs[prong.task_index].pow(2), Ordering::Relaxed);
+/// });
+/// assert_eq!(sum.into_inner(), (0..1000u64).map(|x| x * x).sum());
+/// # Ok::<(), tine::Error>(())
+/// ```
+///
+/// Dispatch takes `&self`, so a pool can live in an `Arc` or a `static`;
+/// see [`Team`] for how concurrent and nested calls behave. A panic in any
+/// share is caught, the fork still joins, and the first payload resumes on
+/// the caller; the pool stays usable. Dropping the pool stops and joins every
+/// worker.
+#[cfg(feature = "std")]
+pub struct ThreadPool {
+    team: Arc<Team>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+#[cfg(feature = "std")]
+impl core::fmt::Debug for ThreadPool {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ThreadPool")
+            .field("threads", &self.team.threads)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Configures a [`ThreadPool`] before spawning it.
+///
+/// ```
+/// let pool = tine::ThreadPool::builder()
+///     .threads(3)
+///     .name("solver")
+///     .stack_size(1 << 20)
+///     .build()?;
+/// assert_eq!(pool.threads(), 3);
+/// # Ok::<(), tine::Error>(())
+/// ```
+#[cfg(feature = "std")]
+#[derive(Debug, Clone)]
+pub struct Builder {
+    threads: usize,
+    name: String,
+    stack_size: Option<usize>,
+    #[cfg(test)]
+    fail_spawn_at: Option<usize>,
+}
+
+#[cfg(feature = "std")]
+impl Default for Builder {
+    fn default() -> Self {
+        Builder {
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            name: String::from("tine"),
+            stack_size: None,
+            #[cfg(test)]
+            fail_spawn_at: None,
+        }
+    }
+}
+
+/// The longest thread name the OS keeps, in bytes (Linux: 16 with the NUL).
+#[cfg(feature = "std")]
+const MAX_THREAD_NAME: usize = if cfg!(any(target_os = "linux", target_os = "android")) {
+    15
+} else {
+    63
+};
+
+#[cfg(feature = "std")]
+impl Builder {
+    /// Threads in the pool, counting the caller. Default: the CPUs this
+    /// process may use (`available_parallelism`).
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// The worker names' prefix: workers are named `{name}:{index}`, the
+    /// prefix cut so the whole name fits the OS limit. Default `"tine"`.
+    pub fn name(mut self, name: &str) -> Self {
+        self.name = String::from(name);
+        self
+    }
+
+    /// The workers' stack size in bytes. Default: std's.
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = Some(bytes);
+        self
+    }
+
+    /// Spawns the pool.
+    ///
+    /// # Errors
+    /// [`Error::ZeroThreads`], [`Error::InvalidName`], or [`Error::Spawn`] if
+    /// the OS refuses a thread; workers already started are then stopped and
+    /// joined before this returns.
+    pub fn build(self) -> Result<ThreadPool, Error> {
+        if self.name.contains('\0') {
+            return Err(Error::InvalidName);
+        }
+        let workers = self.threads.checked_sub(1).ok_or(Error::ZeroThreads)?;
+        // Every worker slot is taken here, so `run_worker` cannot be called
+        // on a pool's team.
+        let team = Arc::new(Team::build(self.threads, 0, workers)?);
+        let mut pool = ThreadPool {
+            team,
+            workers: Vec::with_capacity(workers),
+        };
+        for index in 1..=workers {
+            match self.spawn_worker(&pool.team, index) {
+                Ok(handle) => pool.workers.push(handle),
+                // Dropping the pool stops and joins the workers started so far.
+                Err(source) => return Err(Error::Spawn { index, source }),
+            }
+        }
+        Ok(pool)
+    }
+
+    fn spawn_worker(&self, team: &Arc<Team>, index: usize) -> std::io::Result<JoinHandle<()>> {
+        #[cfg(test)]
+        if self.fail_spawn_at == Some(index) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::WouldBlock,
+                "refused by the test",
+            ));
+        }
+        let mut builder = std::thread::Builder::new().name(thread_name(&self.name, index));
+        if let Some(bytes) = self.stack_size {
+            builder = builder.stack_size(bytes);
+        }
+        let team = Arc::clone(team);
+        // SAFETY: this is the only thread ever given `index` for this team
+        // (`build` runs each index once and `run_worker` has no free slot).
+        builder.spawn(move || unsafe { team.work(index) })
+    }
+}
+
+/// `{prefix}:{index}`, with the prefix cut on a char boundary so the whole
+/// name fits in [`MAX_THREAD_NAME`] bytes.
+#[cfg(feature = "std")]
+fn thread_name(prefix: &str, index: usize) -> String {
+    use core::fmt::Write;
+    let mut suffix = String::new();
+    let _ = write!(suffix, ":{index}");
+    let mut keep = MAX_THREAD_NAME.saturating_sub(suffix.len()).min(prefix.len());
+    while !prefix.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    let mut name = String::from(&prefix[..keep]);
+    name.push_str(&suffix);
+    name
+}
+
+#[cfg(feature = "std")]
+impl ThreadPool {
+    /// Spawns a pool of `threads` threads, counting the caller: `threads - 1`
+    /// workers named `tine:{index}`.
+    ///
+    /// # Errors
+    /// [`Error::ZeroThreads`] or [`Error::Spawn`].
+    pub fn try_spawn(threads: usize) -> Result<Self, Error> {
+        Builder::default().threads(threads).build()
+    }
+
+    /// Like [`ThreadPool::try_spawn`], with workers named `{name}:{index}`.
+    ///
+    /// # Errors
+    /// [`Error::ZeroThreads`], [`Error::InvalidName`] or [`Error::Spawn`].
+    pub fn try_named_spawn(name: &str, threads: usize) -> Result<Self, Error> {
+        Builder::default().threads(threads).name(name).build()
+    }
+
+    /// A [`Builder`] for setting names, stack size and more.
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// The number of threads in the pool, the caller included.
+    pub fn threads(&self) -> usize {
+        self.team.threads
+    }
+
+    /// The pool's [`Team`], to run the `for_*` calls on directly.
+    pub fn team(&self) -> &Team {
+        &self.team
+    }
+}
+
+#[cfg(feature = "std")]
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        // `&mut self`: no fork is in flight, so this stops at once.
+        self.team.stop();
+        for worker in self.workers.drain(..) {
+            // A worker catches every panic of its tasks, so it cannot have
+            // panicked; if it somehow did, there is nothing left to clean up.
+            let _ = worker.join();
+        }
+    }
+}
+
+/// Spawns a [`ThreadPool`] of `threads` threads, panicking if that fails.
+///
+/// Use [`ThreadPool::try_spawn`] to handle the error instead.
+///
+/// # Panics
+/// If `threads` is 0 or the OS refuses to start a thread.
+#[cfg(feature = "std")]
+pub fn spawn(threads: usize) -> ThreadPool {
+    ThreadPool::try_spawn(threads)
+        .unwrap_or_else(|error| panic!("tine::spawn({threads}) failed: {error}"))
+}
+
+#[cfg(all(test, feature = "std", not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_names_fit_the_os_limit_and_keep_the_index() {
+        assert_eq!(thread_name("tine", 3), "tine:3");
+        let long = thread_name("a-very-long-pool-name", 12);
+        assert!(long.len() <= MAX_THREAD_NAME);
+        assert!(long.ends_with(":12"), "{long}");
+        // A multi-byte char straddling the cut is dropped whole.
+        let utf8 = thread_name("ééééééééé", 7);
+        assert!(utf8.len() <= MAX_THREAD_NAME && utf8.ends_with(":7"), "{utf8}");
+    }
+
+    #[test]
+    fn a_spawn_failure_midway_stops_and_joins_the_started_workers() {
+        let builder = Builder {
+            fail_spawn_at: Some(3),
+            ..Builder::default().threads(5).name("halfspawn")
+        };
+        match builder.build() {
+            Err(Error::Spawn { index: 3, source }) => {
+                assert_eq!(source.kind(), std::io::ErrorKind::WouldBlock)
+            }
+            other => panic!("expected a spawn error at worker 3, got {other:?}"),
+        }
+        // Workers 1 and 2 had started; they must be joined, not left running.
+        #[cfg(target_os = "linux")]
+        for task in std::fs::read_dir("/proc/self/task").unwrap() {
+            let comm = std::fs::read_to_string(task.unwrap().path().join("comm"));
+            let comm = comm.unwrap_or_default();
+            assert!(!comm.starts_with("halfspawn"), "worker {comm} outlived the failed spawn");
+        }
+        // The pool built right after works: nothing was left half-started.
+        let pool = ThreadPool::try_spawn(5).unwrap();
+        let hits = AtomicUsize::new(0);
+        pool.team.fork(false, &|_, _: &AtomicUsize| {
+            hits.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(hits.load(Ordering::Relaxed), 5);
+    }
+}
