@@ -1,0 +1,409 @@
+//! Behaviour of the std `ThreadPool` and the `Team` core: coverage of every
+//! index, panics, nesting, concurrency, oversubscription and errors.
+#![cfg(not(loom))]
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Barrier, OnceLock};
+use tine::{Error, Prong, Team, ThreadPool};
+
+/// Which backend a coverage check runs.
+#[derive(Clone, Copy, Debug)]
+enum Schedule {
+    Static,
+    Slices,
+    Dynamic,
+}
+
+/// Runs `n` tasks through `schedule` on `pool` and checks that each index is
+/// visited exactly once by a valid thread.
+fn check_coverage(pool: &ThreadPool, schedule: Schedule, n: usize) {
+    let hits: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();
+    let threads = pool.threads();
+    let visit = |prong: Prong| {
+        assert!(prong.thread_index < threads, "{prong:?}");
+        assert_eq!(prong.colocation_index, 0);
+        hits[prong.task_index].fetch_add(1, Relaxed);
+    };
+    match schedule {
+        Schedule::Static => pool.for_n(n, visit),
+        Schedule::Dynamic => pool.for_n_dynamic(n, visit),
+        Schedule::Slices => pool.for_slices(n, |first, count| {
+            assert!(count > 0);
+            for task_index in first.task_index..first.task_index + count {
+                visit(Prong { task_index, ..first });
+            }
+        }),
+    }
+    for (index, hit) in hits.iter().enumerate() {
+        assert_eq!(
+            hit.load(Relaxed),
+            1,
+            "{schedule:?}: task {index} of {n} on {threads} threads"
+        );
+    }
+}
+
+#[test]
+fn every_index_is_visited_exactly_once() {
+    for threads in 1..=8 {
+        let pool = ThreadPool::try_spawn(threads).unwrap();
+        let mut sizes = vec![0, 1, threads - 1, threads, threads + 1, 1000, 10007];
+        sizes.dedup();
+        for &n in &sizes {
+            for schedule in [Schedule::Static, Schedule::Slices, Schedule::Dynamic] {
+                check_coverage(&pool, schedule, n);
+            }
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+    #[test]
+    fn random_shapes_visit_each_index_once(threads in 1usize..=12, n in 0usize..4000) {
+        let pool = ThreadPool::try_spawn(threads).unwrap();
+        for schedule in [Schedule::Static, Schedule::Slices, Schedule::Dynamic] {
+            check_coverage(&pool, schedule, n);
+        }
+    }
+}
+
+#[test]
+fn for_threads_runs_each_thread_once_with_the_caller_as_thread_zero() {
+    let pool = ThreadPool::try_spawn(5).unwrap();
+    let hits: Vec<AtomicUsize> = (0..5).map(|_| AtomicUsize::new(0)).collect();
+    let caller = std::thread::current().id();
+    pool.for_threads(|thread_index, colocation_index| {
+        assert_eq!(colocation_index, 0);
+        assert_eq!(thread_index == 0, std::thread::current().id() == caller);
+        hits[thread_index].fetch_add(1, Relaxed);
+    });
+    assert!(hits.iter().all(|hit| hit.load(Relaxed) == 1));
+}
+
+#[test]
+fn slices_are_contiguous_fair_and_in_thread_order() {
+    let pool = ThreadPool::try_spawn(4).unwrap();
+    let ranges: Vec<AtomicUsize> = (0..8).map(|_| AtomicUsize::new(usize::MAX)).collect();
+    pool.for_slices(10, |first, count| {
+        ranges[2 * first.thread_index].store(first.task_index, Relaxed);
+        ranges[2 * first.thread_index + 1].store(count, Relaxed);
+    });
+    let ranges: Vec<usize> = ranges.iter().map(|r| r.load(Relaxed)).collect();
+    // 10 over 4 threads: 3, 3, 2, 2.
+    assert_eq!(ranges, [0, 3, 3, 3, 6, 2, 8, 2]);
+}
+
+/// The message of a caught panic payload.
+fn message(payload: Box<dyn std::any::Any + Send>) -> String {
+    match payload.downcast::<&str>() {
+        Ok(text) => text.to_string(),
+        Err(payload) => *payload.downcast::<String>().expect("a string payload"),
+    }
+}
+
+/// After a fork panicked, the pool must still run a full fork.
+fn assert_usable(pool: &ThreadPool) {
+    let count = AtomicUsize::new(0);
+    pool.for_n(1000, |_| {
+        count.fetch_add(1, Relaxed);
+    });
+    assert_eq!(count.load(Relaxed), 1000);
+    let threads = AtomicUsize::new(0);
+    pool.for_threads(|_, _| {
+        threads.fetch_add(1, Relaxed);
+    });
+    assert_eq!(threads.load(Relaxed), pool.threads());
+}
+
+#[test]
+fn a_worker_panic_reaches_the_caller_after_the_join() {
+    let pool = ThreadPool::try_spawn(4).unwrap();
+    let finished = AtomicUsize::new(0);
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        pool.for_threads(|thread_index, _| {
+            if thread_index == 2 {
+                panic!("worker share failed");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            finished.fetch_add(1, Relaxed);
+        });
+    }));
+    assert_eq!(message(result.unwrap_err()), "worker share failed");
+    // The other three shares all ran to the end before the payload resumed.
+    assert_eq!(finished.load(Relaxed), 3);
+    assert_usable(&pool);
+}
+
+#[test]
+fn a_caller_panic_waits_for_the_workers_before_unwinding() {
+    let pool = ThreadPool::try_spawn(3).unwrap();
+    let finished = AtomicUsize::new(0);
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        pool.for_threads(|thread_index, _| {
+            if thread_index == 0 {
+                panic!("caller share failed");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            finished.fetch_add(1, Relaxed);
+        });
+    }));
+    assert_eq!(message(result.unwrap_err()), "caller share failed");
+    assert_eq!(finished.load(Relaxed), 2);
+    assert_usable(&pool);
+}
+
+#[test]
+fn a_panic_in_a_dynamic_task_still_runs_the_rest() {
+    let pool = ThreadPool::try_spawn(4).unwrap();
+    let ran = AtomicUsize::new(0);
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        pool.for_n_dynamic(1000, |prong| {
+            if prong.task_index == 500 {
+                panic!("task 500 failed");
+            }
+            ran.fetch_add(1, Relaxed);
+        });
+    }));
+    assert_eq!(message(result.unwrap_err()), "task 500 failed");
+    // The panicking share stops after its one claim; the others drain the
+    // counter, so only task 500 is missing.
+    assert_eq!(ran.load(Relaxed), 999);
+    assert_usable(&pool);
+}
+
+#[test]
+fn when_every_share_panics_exactly_one_payload_resumes() {
+    let pool = ThreadPool::try_spawn(4).unwrap();
+    for _ in 0..20 {
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            pool.for_threads(|thread_index, _| panic!("share {thread_index}"));
+        }));
+        let text = message(result.unwrap_err());
+        assert!(text.starts_with("share "), "{text}");
+    }
+    assert_usable(&pool);
+}
+
+#[test]
+fn nested_dispatch_from_a_task_runs_inline() {
+    let pool = ThreadPool::try_spawn(4).unwrap();
+    let inner = AtomicUsize::new(0);
+    let inner_threads = AtomicUsize::new(0);
+    pool.for_n(8, |outer| {
+        let me = std::thread::current().id();
+        pool.for_n(100, |_| {
+            assert_eq!(std::thread::current().id(), me, "nested calls run inline");
+            inner.fetch_add(1, Relaxed);
+        });
+        pool.for_n_dynamic(10, |_| {
+            inner.fetch_add(1, Relaxed);
+        });
+        pool.for_threads(|_, _| {
+            inner_threads.fetch_add(1, Relaxed);
+        });
+        let _ = outer;
+    });
+    assert_eq!(inner.load(Relaxed), 8 * 110);
+    // Inline for_threads still calls every thread index once.
+    assert_eq!(inner_threads.load(Relaxed), 8 * 4);
+}
+
+#[test]
+fn a_second_pool_dispatched_from_a_task_runs_in_parallel() {
+    let outer = ThreadPool::try_spawn(2).unwrap();
+    let inner = ThreadPool::try_spawn(3).unwrap();
+    let total = AtomicUsize::new(0);
+    outer.for_threads(|_, _| {
+        // Both outer threads race for `inner`: one gets it, the other runs
+        // inline, and neither waits for the other.
+        inner.for_n(300, |_| {
+            total.fetch_add(1, Relaxed);
+        });
+    });
+    assert_eq!(total.load(Relaxed), 600);
+}
+
+#[test]
+fn concurrent_dispatch_from_four_threads_is_serialized() {
+    let pool = Arc::new(ThreadPool::try_spawn(3).unwrap());
+    let start = Arc::new(Barrier::new(4));
+    let callers: Vec<_> = (0..4)
+        .map(|caller| {
+            let pool = Arc::clone(&pool);
+            let start = Arc::clone(&start);
+            std::thread::spawn(move || {
+                start.wait();
+                for round in 0..200 {
+                    let n = 50 + caller * 7 + round % 5;
+                    let hits: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();
+                    if round % 2 == 0 {
+                        pool.for_n(n, |prong| {
+                            hits[prong.task_index].fetch_add(1, Relaxed);
+                        });
+                    } else {
+                        pool.for_n_dynamic(n, |prong| {
+                            hits[prong.task_index].fetch_add(1, Relaxed);
+                        });
+                    }
+                    assert!(hits.iter().all(|hit| hit.load(Relaxed) == 1));
+                }
+            })
+        })
+        .collect();
+    for caller in callers {
+        caller.join().unwrap();
+    }
+}
+
+#[test]
+fn sixteen_threads_on_two_cores_complete_a_thousand_forks() {
+    let pool = ThreadPool::try_spawn(16).unwrap();
+    let count = AtomicUsize::new(0);
+    for _ in 0..1000 {
+        pool.for_threads(|_, _| {
+            count.fetch_add(1, Relaxed);
+        });
+    }
+    assert_eq!(count.load(Relaxed), 16_000);
+}
+
+#[test]
+fn a_pool_can_live_in_a_static() {
+    static POOL: OnceLock<ThreadPool> = OnceLock::new();
+    let pool = POOL.get_or_init(|| tine::spawn(2));
+    let count = AtomicUsize::new(0);
+    pool.for_n(10, |_| {
+        count.fetch_add(1, Relaxed);
+    });
+    assert_eq!(count.load(Relaxed), 10);
+}
+
+#[test]
+fn zero_threads_is_an_error_with_a_clear_message() {
+    let error = ThreadPool::try_spawn(0).unwrap_err();
+    assert!(matches!(error, Error::ZeroThreads));
+    assert!(error.to_string().contains("at least 1 thread"), "{error}");
+    assert!(matches!(Team::new(0), Err(Error::ZeroThreads)));
+}
+
+#[test]
+fn a_name_with_a_nul_byte_is_an_error() {
+    let error = ThreadPool::try_named_spawn("bad\0name", 2).unwrap_err();
+    assert!(matches!(error, Error::InvalidName), "{error:?}");
+}
+
+#[test]
+fn an_os_refusal_to_spawn_is_an_error_not_a_panic() {
+    // No machine can map a 1 PiB stack: pthread_create fails.
+    let error = ThreadPool::builder()
+        .threads(3)
+        .stack_size(1 << 50)
+        .build()
+        .unwrap_err();
+    match &error {
+        Error::Spawn { index: 1, .. } => {}
+        other => panic!("expected a spawn error for worker 1, got {other:?}"),
+    }
+    assert!(error.to_string().contains("refused to start worker thread 1"), "{error}");
+    assert!(std::error::Error::source(&error).is_some());
+}
+
+#[test]
+#[should_panic(expected = "tine::spawn(0) failed")]
+fn spawn_panics_with_a_clear_message() {
+    let _ = tine::spawn(0);
+}
+
+#[test]
+fn workers_are_named_and_joined_on_drop() {
+    let pool = ThreadPool::try_named_spawn("named", 3).unwrap();
+    let names: Vec<OnceLock<String>> = (0..3).map(|_| OnceLock::new()).collect();
+    pool.for_threads(|thread_index, _| {
+        let name = std::thread::current().name().unwrap_or_default().to_string();
+        names[thread_index].set(name).unwrap();
+    });
+    assert_eq!(names[1].get().unwrap(), "named:1");
+    assert_eq!(names[2].get().unwrap(), "named:2");
+    drop(pool);
+    #[cfg(target_os = "linux")]
+    for task in std::fs::read_dir("/proc/self/task").unwrap() {
+        let comm = std::fs::read_to_string(task.unwrap().path().join("comm")).unwrap_or_default();
+        assert!(!comm.starts_with("named:"), "{comm} outlived its pool");
+    }
+}
+
+#[test]
+fn a_team_runs_on_threads_the_embedder_owns() {
+    let team = Team::new(4).unwrap();
+    let hits: Vec<AtomicU8> = (0..5000).map(|_| AtomicU8::new(0)).collect();
+    std::thread::scope(|scope| {
+        for _ in 1..team.threads() {
+            scope.spawn(|| team.run_worker().unwrap());
+        }
+        for _ in 0..50 {
+            team.for_n_dynamic(100, |prong| {
+                hits[prong.task_index].fetch_add(1, Relaxed);
+            });
+        }
+        team.for_n(5000, |prong| {
+            hits[prong.task_index].fetch_add(1, Relaxed);
+        });
+        // Every slot is taken: a fourth worker is refused, not left hanging.
+        assert!(matches!(
+            team.run_worker(),
+            Err(Error::NoWorkerSlot { workers: 3 })
+        ));
+        team.stop();
+    });
+    assert!(team.is_stopped());
+    for (index, hit) in hits.iter().enumerate() {
+        let expected = if index < 100 { 51 } else { 1 };
+        assert_eq!(hit.load(Relaxed), expected, "task {index}");
+    }
+    // After stop, calls still work: on the caller alone.
+    let count = AtomicUsize::new(0);
+    team.for_threads(|_, _| {
+        count.fetch_add(1, Relaxed);
+    });
+    assert_eq!(count.load(Relaxed), 4);
+}
+
+#[test]
+fn a_late_worker_is_waited_for_not_missed() {
+    let team = Team::new(2).unwrap();
+    let count = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            team.run_worker().unwrap();
+        });
+        // Dispatched before the worker exists: the fork waits for it.
+        team.for_threads(|_, _| {
+            count.fetch_add(1, Relaxed);
+        });
+        team.stop();
+    });
+    assert_eq!(count.load(Relaxed), 2);
+}
+
+#[test]
+fn the_best_micro_yield_and_every_available_one_run() {
+    use tine::arch::{MicroYield, Yielder};
+    let available: Vec<Yielder> = Yielder::available().collect();
+    assert!(!available.is_empty());
+    for yielder in &available {
+        for _ in 0..1000 {
+            yielder.micro_yield();
+        }
+    }
+    assert_eq!(Yielder::best(), *available.last().unwrap());
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        // TPAUSE is offered exactly when CPUID reports WAITPKG.
+        let has_tpause = available.iter().any(|y| y.name() == "x86-tpause");
+        assert_eq!(has_tpause, tine::arch::x86::has_waitpkg());
+        assert!(tine::arch::x86::tsc_ticks_per_microsecond().unwrap_or(1) > 0);
+    }
+}

@@ -1,0 +1,196 @@
+//! Loom models of the fork-join protocol. Run with
+//! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom`.
+//!
+//! Each model spawns the team's workers as loom threads. Shared test data
+//! lives in loom `UnsafeCell`s, so loom reports any read that is not ordered
+//! after the write it should see: that is how the models check that the fork
+//! publishes the job and the join publishes the results.
+#![cfg(loom)]
+
+use loom::cell::UnsafeCell;
+use loom::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use loom::sync::Arc;
+use loom::thread;
+use tine::Team;
+
+/// Spawns `team.threads() - 1` loom threads running the worker loop.
+fn start_workers(team: &Arc<Team>) -> Vec<thread::JoinHandle<()>> {
+    (1..team.threads())
+        .map(|_| {
+            let team = Arc::clone(team);
+            thread::spawn(move || team.run_worker().unwrap())
+        })
+        .collect()
+}
+
+fn stop_and_join(team: &Team, workers: Vec<thread::JoinHandle<()>>) {
+    team.stop();
+    for worker in workers {
+        worker.join().unwrap();
+    }
+}
+
+/// A value only written by the caller before the fork and read by the
+/// worker, and one written by the worker and read by the caller after it.
+#[test]
+fn the_fork_publishes_the_job_and_the_join_publishes_the_results() {
+    loom::model(|| {
+        let team = Arc::new(Team::new(2).unwrap());
+        let workers = start_workers(&team);
+        let input = UnsafeCell::new(0usize);
+        let outputs = [UnsafeCell::new(0usize), UnsafeCell::new(0usize)];
+        input.with_mut(|p| unsafe { *p = 21 });
+        team.for_threads(|thread_index, _| {
+            let read = input.with(|p| unsafe { *p });
+            outputs[thread_index].with_mut(|p| unsafe { *p = read * 2 });
+        });
+        for output in &outputs {
+            assert_eq!(output.with(|p| unsafe { *p }), 42);
+        }
+        stop_and_join(&team, workers);
+    });
+}
+
+/// Two forks back to back: the second fork's job write must not race with
+/// the first fork's job reads, and the worker must run both.
+#[test]
+fn consecutive_forks_reuse_the_job_slot_safely() {
+    loom::model(|| {
+        let team = Arc::new(Team::new(2).unwrap());
+        let workers = start_workers(&team);
+        let cell = UnsafeCell::new(0usize);
+        for round in 1..=2usize {
+            team.for_threads(|thread_index, _| {
+                if thread_index == 1 {
+                    cell.with_mut(|p| unsafe { *p += round });
+                }
+            });
+        }
+        assert_eq!(cell.with(|p| unsafe { *p }), 3);
+        stop_and_join(&team, workers);
+    });
+}
+
+/// Dynamic claims: every index once, with the counter reset between forks.
+#[test]
+fn dynamic_claims_happen_exactly_once() {
+    loom::model(|| {
+        let team = Arc::new(Team::new(2).unwrap());
+        let workers = start_workers(&team);
+        for _ in 0..2 {
+            let slots: Vec<UnsafeCell<usize>> = (0..4).map(|_| UnsafeCell::new(0)).collect();
+            // Concurrent writes to one slot would be reported by loom.
+            team.for_n_dynamic(4, |prong| {
+                slots[prong.task_index].with_mut(|p| unsafe { *p += 1 });
+            });
+            for slot in &slots {
+                assert_eq!(slot.with(|p| unsafe { *p }), 1);
+            }
+        }
+        stop_and_join(&team, workers);
+    });
+}
+
+/// Stop before the worker has even started, and stop after a fork.
+#[test]
+fn stop_reaches_workers_in_any_state() {
+    loom::model(|| {
+        let team = Arc::new(Team::new(2).unwrap());
+        let workers = start_workers(&team);
+        stop_and_join(&team, workers);
+    });
+    loom::model(|| {
+        let team = Arc::new(Team::new(2).unwrap());
+        let workers = start_workers(&team);
+        let count = AtomicUsize::new(0);
+        team.for_threads(|_, _| {
+            count.fetch_add(1, Relaxed);
+        });
+        stop_and_join(&team, workers);
+        assert_eq!(count.load(Relaxed), 2);
+        // A fork after stop runs on the caller alone and does not hang.
+        team.for_threads(|_, _| {
+            count.fetch_add(1, Relaxed);
+        });
+        assert_eq!(count.load(Relaxed), 4);
+    });
+}
+
+/// With a `u8` generation starting at 254, three forks cross the wrap
+/// (255, 0, 1); the worker must run each exactly once.
+#[test]
+fn generation_wraparound_cannot_fake_a_fork() {
+    loom::model(|| {
+        let team = Arc::new(Team::with_generation(2, 254).unwrap());
+        let workers = start_workers(&team);
+        let runs = UnsafeCell::new(0usize);
+        for _ in 0..3 {
+            team.for_threads(|thread_index, _| {
+                if thread_index == 1 {
+                    runs.with_mut(|p| unsafe { *p += 1 });
+                }
+            });
+        }
+        assert_eq!(runs.with(|p| unsafe { *p }), 3);
+        stop_and_join(&team, workers);
+    });
+}
+
+/// A panicking worker share: the fork joins, the payload reaches the caller
+/// after the other share's write is visible, and the next fork works.
+#[test]
+fn a_panicking_share_joins_and_leaves_the_team_usable() {
+    loom::model(|| {
+        let team = Arc::new(Team::new(2).unwrap());
+        let workers = start_workers(&team);
+        let written = UnsafeCell::new(0usize);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            team.for_threads(|thread_index, _| {
+                if thread_index == 1 {
+                    panic!("worker share");
+                }
+                written.with_mut(|p| unsafe { *p = 7 });
+            });
+        }));
+        let payload = result.unwrap_err();
+        assert_eq!(*payload.downcast::<&str>().unwrap(), "worker share");
+        assert_eq!(written.with(|p| unsafe { *p }), 7);
+        let count = AtomicUsize::new(0);
+        team.for_threads(|_, _| {
+            count.fetch_add(1, Relaxed);
+        });
+        assert_eq!(count.load(Relaxed), 2);
+        stop_and_join(&team, workers);
+    });
+}
+
+/// Two threads dispatch on one team at once: the calls are serialized and
+/// each sees its own results.
+#[test]
+fn concurrent_callers_are_serialized() {
+    loom::model(|| {
+        let team = Arc::new(Team::new(2).unwrap());
+        let workers = start_workers(&team);
+        let other = {
+            let team = Arc::clone(&team);
+            thread::spawn(move || {
+                let cell = UnsafeCell::new(0usize);
+                team.for_threads(|thread_index, _| {
+                    if thread_index == 1 {
+                        cell.with_mut(|p| unsafe { *p = 1 });
+                    }
+                });
+                assert_eq!(cell.with(|p| unsafe { *p }), 1);
+            })
+        };
+        let cell = UnsafeCell::new(0usize);
+        team.for_threads(|thread_index, _| {
+            if thread_index == 1 {
+                cell.with_mut(|p| unsafe { *p = 2 });
+            }
+        });
+        assert_eq!(cell.with(|p| unsafe { *p }), 2);
+        other.join().unwrap();
+        stop_and_join(&team, workers);
+    });
+}
