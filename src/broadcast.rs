@@ -109,7 +109,10 @@ impl Team {
     {
         self.for_slices(n, |first, count| {
             for task_index in first.task_index..first.task_index + count {
-                f(Prong { task_index, ..first });
+                f(Prong {
+                    task_index,
+                    ..first
+                });
             }
         });
     }
@@ -204,7 +207,11 @@ mod tests {
                 let (mut smallest, mut largest) = (u8::MAX, 0u8);
                 for thread in 0..threads {
                     let (begin, count) = split(n, threads, thread);
-                    assert_eq!(u16::from(begin), next, "n={n} threads={threads} thread={thread}");
+                    assert_eq!(
+                        u16::from(begin),
+                        next,
+                        "n={n} threads={threads} thread={thread}"
+                    );
                     next += u16::from(count);
                     smallest = smallest.min(count);
                     largest = largest.max(count);

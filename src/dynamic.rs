@@ -117,7 +117,8 @@ mod tests {
         type Index = u8;
         fn claim(&self) -> u8 {
             let value = self.0.get();
-            self.0.set(value.checked_add(1).expect("the claim counter overflowed"));
+            self.0
+                .set(value.checked_add(1).expect("the claim counter overflowed"));
             value
         }
     }
@@ -134,8 +135,11 @@ mod tests {
                     let counter = Checked(Cell::new(0));
                     let mut hits = [0u8; 256];
                     for step in 0..threads {
-                        let thread = ((u16::from(first) + u16::from(step)) % u16::from(threads)) as u8;
-                        run_share(n, threads, thread, &counter, |task| hits[usize::from(task)] += 1);
+                        let thread =
+                            ((u16::from(first) + u16::from(step)) % u16::from(threads)) as u8;
+                        run_share(n, threads, thread, &counter, |task| {
+                            hits[usize::from(task)] += 1
+                        });
                     }
                     for (task, &count) in hits.iter().enumerate() {
                         let expected = u8::from(task < usize::from(n));

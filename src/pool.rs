@@ -499,7 +499,8 @@ impl PanicSlot {
         if !self.taken.swap(true, Ordering::Relaxed) {
             // SAFETY: the swap made us the only writer in this fork; the
             // caller reads only after the join.
-            self.payload.with_mut(|slot| unsafe { *slot = Some(payload) });
+            self.payload
+                .with_mut(|slot| unsafe { *slot = Some(payload) });
         } else {
             drop_payload(payload);
         }
@@ -684,7 +685,9 @@ fn thread_name(prefix: &str, index: usize) -> String {
     use core::fmt::Write;
     let mut suffix = String::new();
     let _ = write!(suffix, ":{index}");
-    let mut keep = MAX_THREAD_NAME.saturating_sub(suffix.len()).min(prefix.len());
+    let mut keep = MAX_THREAD_NAME
+        .saturating_sub(suffix.len())
+        .min(prefix.len());
     while !prefix.is_char_boundary(keep) {
         keep -= 1;
     }
@@ -765,7 +768,10 @@ mod tests {
         assert!(long.ends_with(":12"), "{long}");
         // A multi-byte char straddling the cut is dropped whole.
         let utf8 = thread_name("ééééééééé", 7);
-        assert!(utf8.len() <= MAX_THREAD_NAME && utf8.ends_with(":7"), "{utf8}");
+        assert!(
+            utf8.len() <= MAX_THREAD_NAME && utf8.ends_with(":7"),
+            "{utf8}"
+        );
     }
 
     #[test]
@@ -785,7 +791,10 @@ mod tests {
         for task in std::fs::read_dir("/proc/self/task").unwrap() {
             let comm = std::fs::read_to_string(task.unwrap().path().join("comm"));
             let comm = comm.unwrap_or_default();
-            assert!(!comm.starts_with("halfspawn"), "worker {comm} outlived the failed spawn");
+            assert!(
+                !comm.starts_with("halfspawn"),
+                "worker {comm} outlived the failed spawn"
+            );
         }
         // The pool built right after works: nothing was left half-started.
         let pool = ThreadPool::try_spawn(5).unwrap();

@@ -10,7 +10,9 @@
 //! still make progress; without `std` there is no scheduler to call, so the
 //! wait keeps spinning. Under loom every poll yields the model thread instead.
 
-use crate::arch::{MicroYield, Yielder};
+#[cfg(not(loom))]
+use crate::arch::MicroYield;
+use crate::arch::Yielder;
 
 /// Micro-yields a waiter spends before it starts yielding to the OS, when the
 /// team fits on the CPUs the process may use (about 1-3 ms of `PAUSE`).
@@ -23,6 +25,7 @@ pub(crate) const OVERSUBSCRIBED_SPIN_BUDGET: u32 = 64;
 /// A wait policy: which micro-yield to use, and how many before yielding the
 /// core. Fixed when the team is built.
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(loom, allow(dead_code))] // loom models yield the model thread instead
 pub(crate) struct Waiter {
     yielder: Yielder,
     spin_budget: u32,
@@ -48,7 +51,6 @@ impl Waiter {
     pub(crate) fn wait_until(&self, mut ready: impl FnMut() -> bool) {
         #[cfg(loom)]
         {
-            let _ = self;
             while !ready() {
                 crate::sync::model_yield();
             }

@@ -31,7 +31,10 @@ fn check_coverage(pool: &ThreadPool, schedule: Schedule, n: usize) {
         Schedule::Slices => pool.for_slices(n, |first, count| {
             assert!(count > 0);
             for task_index in first.task_index..first.task_index + count {
-                visit(Prong { task_index, ..first });
+                visit(Prong {
+                    task_index,
+                    ..first
+                });
             }
         }),
     }
@@ -306,7 +309,12 @@ fn an_os_refusal_to_spawn_is_an_error_not_a_panic() {
         Error::Spawn { index: 1, .. } => {}
         other => panic!("expected a spawn error for worker 1, got {other:?}"),
     }
-    assert!(error.to_string().contains("refused to start worker thread 1"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("refused to start worker thread 1"),
+        "{error}"
+    );
     assert!(std::error::Error::source(&error).is_some());
 }
 
@@ -321,7 +329,10 @@ fn workers_are_named_and_joined_on_drop() {
     let pool = ThreadPool::try_named_spawn("named", 3).unwrap();
     let names: Vec<OnceLock<String>> = (0..3).map(|_| OnceLock::new()).collect();
     pool.for_threads(|thread_index, _| {
-        let name = std::thread::current().name().unwrap_or_default().to_string();
+        let name = std::thread::current()
+            .name()
+            .unwrap_or_default()
+            .to_string();
         names[thread_index].set(name).unwrap();
     });
     assert_eq!(names[1].get().unwrap(), "named:1");
