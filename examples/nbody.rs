@@ -142,7 +142,12 @@ impl<T> Disjoint<T> {
     }
 }
 
-fn step_tine(pool: &tine::ThreadPool, dynamic: bool, bodies: &mut [Body], accelerations: &mut [Vec3]) {
+fn step_tine(
+    pool: &tine::ThreadPool,
+    dynamic: bool,
+    bodies: &mut [Body],
+    accelerations: &mut [Vec3],
+) {
     let n = bodies.len();
     let out = Disjoint(accelerations.as_mut_ptr());
     let shared: &[Body] = bodies;
@@ -180,7 +185,8 @@ fn main() -> Result<(), tine::Error> {
         "NBODY_THREADS",
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     );
-    let backends = std::env::var("NBODY_BACKEND").unwrap_or_else(|_| "serial,tine_static,tine_dynamic".into());
+    let backends =
+        std::env::var("NBODY_BACKEND").unwrap_or_else(|_| "serial,tine_static,tine_dynamic".into());
     let backends: Vec<&str> = backends.split(',').map(str::trim).collect();
     for backend in &backends {
         if !["serial", "tine_static", "tine_dynamic"].contains(backend) {

@@ -9,16 +9,20 @@
 //! Environment:
 //! - `LATENCY_THREADS`: team size, the caller included (default: all CPUs).
 //! - `LATENCY_ROUNDS`: calls per sample for every backend but
-//!   `std::thread::scope`, which gets `1/100` of it (default: calibrated so
-//!   that each sample takes about 60 ms and the run about 15 s).
+//!   `std::thread::scope`, which gets `1/100` of it (default: each sample
+//!   runs for 60 ms, whatever that many calls is, so the run takes about
+//!   15 s).
 //! - `LATENCY_SAMPLES`: samples per backend (default 31).
+//! - `LATENCY_BACKENDS`: comma-separated subset of `ping-pong,tine,
+//!   fork_union,rayon,scope` (default: all, in that order).
 //! - `LATENCY_PARK`: `0` keeps idle pools spinning while other backends are
 //!   measured (default `1`, see below).
 //!
 //! Method: every backend is warmed up, then sampled round-robin (sample 1 of
 //! every backend, then sample 2, ...) so slow drift hits all alike. A sample
-//! is the time of a batch of calls divided by its length; the table reports
-//! the median and the 10th and 90th percentiles of the samples.
+//! is 10 ms of untimed warm-up, then a timed batch of calls; it yields the
+//! batch's time divided by its length. The table reports the median and the
+//! 10th and 90th percentiles of the samples, and the median batch length.
 //!
 //! All pools stay alive for the whole run. An idle tine or fork_union worker
 //! keeps its core busy (spinning, or for tine yielding to the OS past a
@@ -35,14 +39,20 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// The `LATENCY_BACKENDS` keys, in the default order.
+const BACKENDS: [&str; 5] = ["ping-pong", "tine", "fork_union", "rayon", "scope"];
 /// Calls per sample is `ROUNDS / SCOPE_DIVISOR` for `std::thread::scope`.
 const SCOPE_DIVISOR: usize = 100;
-/// Target length of one sample when `LATENCY_ROUNDS` is not set.
+/// Length of one sample's timed part when `LATENCY_ROUNDS` is not set.
 const SAMPLE_TARGET: Duration = Duration::from_millis(60);
-/// Length of the initial warm-up (and calibration) of every backend.
+/// Work between two clock reads in a timed sample (so reading the clock
+/// costs well under 1% of it).
+const CHUNK: Duration = Duration::from_micros(10);
+/// Length of the initial warm-up of every backend.
 const WARMUP: Duration = Duration::from_millis(300);
-/// Least warm-up before every sample, after the pool is unparked.
-const MIN_WARM: Duration = Duration::from_millis(1);
+/// Least warm-up before every sample: covers the threads' wake-up and the
+/// scheduler spreading them over the CPUs after the pool is unparked.
+const MIN_WARM: Duration = Duration::from_millis(10);
 
 /// An atomic alone on its cache line (128 bytes covers adjacent-line
 /// prefetching on x86 and the 128-byte lines of some Arm cores).
@@ -156,19 +166,20 @@ impl Backend {
         matches!(self, Backend::Scope { .. })
     }
 
-    /// Runs `warm` untimed calls, then returns the mean ns of `calls` more.
-    fn sample(&mut self, warm: usize, calls: usize, park: bool) -> f64 {
-        let ns = match self {
-            Backend::PingPong => ping_pong(warm, calls),
+    /// Unparks the pool, takes one sample (see [`timed`]) and parks it again
+    /// if `park`. Returns (mean ns per call, calls timed).
+    fn sample(&mut self, budget: Budget, park: bool) -> (f64, usize) {
+        match self {
+            Backend::PingPong => ping_pong(budget),
             Backend::Tine { pool, parked } => {
                 if let Some(parked) = parked.take() {
                     parked.release();
                 }
-                let ns = timed(warm, calls, || pool.for_threads(|_, _| {}));
+                let result = timed(budget, || pool.for_threads(|_, _| {}));
                 if park {
                     *parked = Some(park_tine(pool));
                 }
-                ns
+                result
             }
             Backend::ForkUnion(state) => {
                 let mut pool = match std::mem::replace(state, ForkUnion::Moving) {
@@ -176,20 +187,20 @@ impl Backend {
                     ForkUnion::Parked(parked) => parked.release(),
                     ForkUnion::Moving => unreachable!(),
                 };
-                let ns = timed(warm, calls, || pool.for_threads(|_, _| {}).join());
+                let result = timed(budget, || pool.for_threads(|_, _| {}).join());
                 *state = if park {
                     ForkUnion::Parked(park_fork_union(pool))
                 } else {
                     ForkUnion::Ready(pool)
                 };
-                ns
+                result
             }
-            Backend::Rayon(pool) => timed(warm, calls, || {
+            Backend::Rayon(pool) => timed(budget, || {
                 black_box(pool.broadcast(|_| {}));
             }),
             Backend::Scope { threads } => {
                 let threads = *threads;
-                timed(warm, calls, || {
+                timed(budget, || {
                     std::thread::scope(|s| {
                         for _ in 1..threads {
                             s.spawn(|| black_box(()));
@@ -197,72 +208,96 @@ impl Backend {
                     });
                 })
             }
-        };
-        black_box(ns)
-    }
-
-    /// Warms up for about `WARMUP`; returns the calls per sample that make
-    /// a sample last about `SAMPLE_TARGET`.
-    fn warm_up(&mut self, park: bool) -> usize {
-        let (mut calls, mut total_ns) = (0, 0.0);
-        let mut batch = 1_usize;
-        let start = Instant::now();
-        while start.elapsed() < WARMUP {
-            let ns = self.sample(batch / 8, batch, park);
-            calls += batch;
-            total_ns += ns * batch as f64;
-            let left = WARMUP.saturating_sub(start.elapsed()).as_nanos() as f64;
-            batch = (2.0 * batch as f64).min(left / ns).max(1.0) as usize;
         }
-        (SAMPLE_TARGET.as_nanos() as f64 * calls as f64 / total_ns).max(1.0) as usize
+    }
+
+    /// Warms up for about `WARMUP`; returns how many calls take about
+    /// `CHUNK`, from the fastest of several short samples.
+    fn warm_up(&mut self, park: bool) -> usize {
+        let mut fastest = f64::MAX;
+        let target = WARMUP / 10;
+        for _ in 0..10 {
+            let (ns, _) = self.sample(Budget::Time { chunk: 1, target }, park);
+            fastest = fastest.min(ns);
+        }
+        (CHUNK.as_nanos() as f64 / fastest).clamp(1.0, 65536.0) as usize
     }
 }
 
-/// Runs `call` at least `warm` times and for at least `MIN_WARM`, then
-/// returns the mean ns of `calls` more.
-fn timed(warm: usize, calls: usize, mut call: impl FnMut()) -> f64 {
-    let start = Instant::now();
-    let mut done = 0;
-    while done < warm || start.elapsed() < MIN_WARM {
-        call();
-        done += 1;
-    }
-    let start = Instant::now();
-    for _ in 0..calls {
-        call();
-    }
-    start.elapsed().as_nanos() as f64 / calls as f64
+/// How long a sample's timed part runs.
+#[derive(Clone, Copy)]
+enum Budget {
+    /// Exactly this many calls.
+    Calls(usize),
+    /// Batches of `chunk` calls (one clock read per batch) until `target`
+    /// has passed.
+    Time { chunk: usize, target: Duration },
 }
 
-/// Round trips of a value between this thread and a partner through two
+/// Runs `call` for `MIN_WARM` untimed, then times it as `budget` says.
+/// Returns (mean ns per call, calls timed).
+fn timed(budget: Budget, mut call: impl FnMut()) -> (f64, usize) {
+    let start = Instant::now();
+    while start.elapsed() < MIN_WARM {
+        call();
+    }
+    let start = Instant::now();
+    let calls = match budget {
+        Budget::Calls(calls) => {
+            for _ in 0..calls {
+                call();
+            }
+            calls
+        }
+        Budget::Time { chunk, target } => {
+            let mut calls = 0;
+            while calls == 0 || start.elapsed() < target {
+                for _ in 0..chunk {
+                    call();
+                }
+                calls += chunk;
+            }
+            calls
+        }
+    };
+    let ns = start.elapsed().as_nanos() as f64 / calls as f64;
+    (black_box(ns), calls)
+}
+
+/// Round trips of a counter between this thread and a partner through two
 /// cache-padded atomics; the partner lives for one sample only.
-fn ping_pong(warm: usize, calls: usize) -> f64 {
+fn ping_pong(budget: Budget) -> (f64, usize) {
+    const STOP: usize = usize::MAX;
     let ping = Padded(AtomicUsize::new(0));
     let pong = Padded(AtomicUsize::new(0));
-    let total = warm + calls;
     std::thread::scope(|s| {
         s.spawn(|| {
-            for i in 1..=total {
-                while ping.0.load(Ordering::Acquire) != i {
+            let mut seen = 0;
+            loop {
+                let next = loop {
+                    let next = ping.0.load(Ordering::Acquire);
+                    if next != seen {
+                        break next;
+                    }
                     spin_loop();
+                };
+                if next == STOP {
+                    break;
                 }
-                pong.0.store(i, Ordering::Release);
+                pong.0.store(next, Ordering::Release);
+                seen = next;
             }
         });
-        let round_trip = |i: usize| {
-            ping.0.store(i, Ordering::Release);
-            while pong.0.load(Ordering::Acquire) != i {
+        let mut sent = 0;
+        let result = timed(budget, || {
+            sent += 1;
+            ping.0.store(sent, Ordering::Release);
+            while pong.0.load(Ordering::Acquire) != sent {
                 spin_loop();
             }
-        };
-        for i in 1..=warm {
-            round_trip(i);
-        }
-        let start = Instant::now();
-        for i in warm + 1..=total {
-            round_trip(i);
-        }
-        start.elapsed().as_nanos() as f64 / calls as f64
+        });
+        ping.0.store(STOP, Ordering::Release);
+        result
     })
 }
 
@@ -271,6 +306,16 @@ fn env_usize(name: &str) -> Option<usize> {
     match value.trim().parse() {
         Ok(n) if n > 0 => Some(n),
         _ => panic!("{name}={value:?}: expected a positive integer"),
+    }
+}
+
+/// Three significant digits for small values, whole numbers for large.
+fn short(value: f64) -> String {
+    match value.abs() {
+        v if v >= 100.0 || v == 0.0 || v.is_nan() => format!("{value:.0}"),
+        v if v >= 10.0 => format!("{value:.1}"),
+        v if v >= 1.0 => format!("{value:.2}"),
+        _ => format!("{value:.3}"),
     }
 }
 
@@ -285,12 +330,36 @@ fn main() {
     let samples = env_usize("LATENCY_SAMPLES").unwrap_or(31);
     let park = std::env::var("LATENCY_PARK").map_or(true, |v| v.trim() != "0");
 
-    let tine_pool = tine::ThreadPool::try_spawn(threads).expect("tine pool");
-    let fu_pool = fork_union::ThreadPool::try_spawn(threads).expect("fork_union pool");
-    let rayon_pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("rayon pool");
+    let selected = std::env::var("LATENCY_BACKENDS").unwrap_or_else(|_| BACKENDS.join(","));
+    let mut backends = Vec::new();
+    for key in selected.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+        backends.push(match key {
+            "ping-pong" => Backend::PingPong,
+            // Park every pool from the start, so that no idle pool spins
+            // while another backend warms up.
+            "tine" => {
+                let pool = Arc::new(tine::ThreadPool::try_spawn(threads).expect("tine pool"));
+                let parked = park.then(|| park_tine(&pool));
+                Backend::Tine { pool, parked }
+            }
+            "fork_union" => {
+                let pool = fork_union::ThreadPool::try_spawn(threads).expect("fork_union pool");
+                Backend::ForkUnion(if park {
+                    ForkUnion::Parked(park_fork_union(pool))
+                } else {
+                    ForkUnion::Ready(pool)
+                })
+            }
+            "rayon" => Backend::Rayon(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("rayon pool"),
+            ),
+            "scope" => Backend::Scope { threads },
+            _ => panic!("LATENCY_BACKENDS: unknown {key:?}, expected some of {BACKENDS:?}"),
+        });
+    }
 
     println!(
         "threads: {threads} (of {cpus} CPUs), samples: {samples}, parking idle pools: {park}, \
@@ -299,35 +368,29 @@ fn main() {
         fork_union::capabilities_string().unwrap_or("?"),
     );
 
-    let mut backends = [
-        Backend::PingPong,
-        Backend::Tine {
-            pool: Arc::new(tine_pool),
-            parked: None,
-        },
-        Backend::ForkUnion(ForkUnion::Ready(fu_pool)),
-        Backend::Rayon(rayon_pool),
-        Backend::Scope { threads },
-    ];
-
-    let calls: Vec<usize> = backends
+    let budgets: Vec<Budget> = backends
         .iter_mut()
         .map(|backend| {
-            let calibrated = backend.warm_up(park);
+            let chunk = backend.warm_up(park);
             match rounds {
-                Some(r) if backend.is_scope() => (r / SCOPE_DIVISOR).max(1),
-                Some(r) => r,
-                None => calibrated,
+                Some(r) if backend.is_scope() => Budget::Calls((r / SCOPE_DIVISOR).max(1)),
+                Some(r) => Budget::Calls(r),
+                None => Budget::Time {
+                    chunk,
+                    target: SAMPLE_TARGET,
+                },
             }
         })
         .collect();
 
     let start = Instant::now();
     let mut results = vec![Vec::with_capacity(samples); backends.len()];
+    let mut calls = vec![Vec::with_capacity(samples); backends.len()];
     for _ in 0..samples {
         for (index, backend) in backends.iter_mut().enumerate() {
-            let n = calls[index];
-            results[index].push(backend.sample((n / 8).max(1), n, park));
+            let (ns, n) = backend.sample(budgets[index], park);
+            results[index].push(ns);
+            calls[index].push(n);
         }
     }
     println!("sampled in {:.1} s", start.elapsed().as_secs_f64());
@@ -335,7 +398,13 @@ fn main() {
     for sorted in &mut results {
         sorted.sort_by(f64::total_cmp);
     }
-    let tine_median = percentile(&results[1], 0.5);
+    for sorted in &mut calls {
+        sorted.sort_unstable();
+    }
+    let tine_median = backends
+        .iter()
+        .position(|b| matches!(b, Backend::Tine { .. }))
+        .map_or(f64::NAN, |index| percentile(&results[index], 0.5));
 
     println!();
     println!("| backend | median ns | p10 ns | p90 ns | ratio vs tine | calls/sample |");
@@ -343,13 +412,13 @@ fn main() {
     for ((backend, sorted), n) in backends.iter().zip(&results).zip(&calls) {
         let median = percentile(sorted, 0.5);
         println!(
-            "| {} | {:.0} | {:.0} | {:.0} | {:.2}x | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             backend.name(),
-            median,
-            percentile(sorted, 0.1),
-            percentile(sorted, 0.9),
-            median / tine_median,
-            n,
+            short(median),
+            short(percentile(sorted, 0.1)),
+            short(percentile(sorted, 0.9)),
+            short(median / tine_median) + "x",
+            n[n.len() / 2],
         );
     }
 
