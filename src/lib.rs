@@ -73,6 +73,11 @@ mod pool;
 mod sync;
 mod wait;
 
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub use broadcast::Prong;
 pub use error::Error;
 pub use pool::Team;
