@@ -11,17 +11,22 @@ use core::fmt;
 pub enum Error {
     /// A team needs at least one thread: the caller.
     ZeroThreads,
+    /// More threads than the countdown's 32 bits can count.
+    TooManyThreads {
+        /// The thread count asked for.
+        threads: usize,
+    },
     /// The worker name contains a NUL byte, which no OS accepts in a thread
     /// name.
     InvalidName,
     /// The OS refused to start a worker thread. Workers started before it
     /// have been stopped and joined.
+    #[cfg(feature = "std")]
     Spawn {
         /// The thread index (1-based, as in [`crate::Prong::thread_index`]) of
         /// the worker that failed to start.
         index: usize,
         /// What the OS said.
-        #[cfg(feature = "std")]
         source: std::io::Error,
     },
     /// [`crate::Team::run_worker`] was called after every worker slot of the
@@ -38,14 +43,15 @@ impl fmt::Display for Error {
             Error::ZeroThreads => f.write_str(
                 "a tine team needs at least 1 thread (the caller counts as thread 0), got 0",
             ),
+            Error::TooManyThreads { threads } => write!(
+                f,
+                "a tine team holds at most {} threads, got {threads}",
+                u32::MAX
+            ),
             Error::InvalidName => f.write_str("the thread name contains a NUL byte"),
             #[cfg(feature = "std")]
             Error::Spawn { index, source } => {
                 write!(f, "the OS refused to start worker thread {index}: {source}")
-            }
-            #[cfg(not(feature = "std"))]
-            Error::Spawn { index } => {
-                write!(f, "the OS refused to start worker thread {index}")
             }
             Error::NoWorkerSlot { workers } => write!(
                 f,

@@ -83,3 +83,5 @@ pub use error::Error;
 pub use pool::Team;
 #[cfg(feature = "std")]
 pub use pool::{spawn, Builder, ThreadPool};
+#[cfg(feature = "std")]
+pub use wait::{WaitPolicy, DEFAULT_SPIN, OVERSUBSCRIBED_SPIN};

@@ -37,24 +37,34 @@
 //!   The countdown's Release/Acquire pair and the lock's Release/Acquire pair
 //!   order every read of fork *k*'s slot before the write of fork *k+1*'s.
 //! - Only the team holder writes `fork_generation`, and fork *k+1* cannot
-//!   start before every worker has finished fork *k*. So a worker only ever
-//!   sees the generation it last saw or the one after it, and the counter may
-//!   wrap: "changed" is all a worker tests, never "greater".
+//!   start before every worker has finished fork *k*; after the exit job it
+//!   is never bumped again. So a worker only ever sees the generation it last
+//!   saw or the one after it, and the counter may wrap: "changed" is all a
+//!   worker tests, never "greater".
 //! - The caller does not return, even when a share panics, before the
 //!   countdown reaches 1. Closures may therefore borrow the caller's stack;
 //!   no public call hands out a guard that `mem::forget` could skip.
-//! - A thread that holds the team never waits for another team's lock while
-//!   inside a task (std builds run such a call inline), and no_std builds
-//!   never wait for a lock at all, so dispatch cannot deadlock.
+//! - A thread inside a task never waits for a busy team (std builds run such
+//!   a call inline), and no_std builds never wait for a lock at all, so
+//!   dispatch cannot deadlock.
+//! - Workers leave their loop only on an exit job, which only the holder
+//!   publishes (once), so a worker never skips a fork it is counted in. A
+//!   `stop` from inside a task of this team's fork only sets a flag; the
+//!   holder of that fork sees it when it releases, since every fork in
+//!   between joins first.
 //!
 //! The dispatch and join paths take no lock other than the countdown itself,
-//! allocate nothing, make no syscall while workers are awake, and have no
-//! compare-exchange retry loop: the one compare-exchange either succeeds or
-//! sends the call down the contended path.
+//! allocate nothing, and make no syscall while workers are awake. The
+//! uncontended path is one compare-exchange; only a caller that finds the
+//! team busy, outside any task, retries it after waiting.
 
 use crate::error::Error;
-use crate::sync::{AtomicBool, AtomicGeneration, AtomicUsize, Generation, Ordering, UnsafeCell};
+use crate::sync::{
+    AtomicBool, AtomicGeneration, AtomicU32, AtomicUsize, Generation, Ordering, UnsafeCell,
+};
 use crate::wait::Waiter;
+#[cfg(feature = "std")]
+use crate::wait::{Parking, WaitPolicy};
 use crossbeam_utils::CachePadded;
 
 #[cfg(feature = "std")]
@@ -64,25 +74,39 @@ use std::{any::Any, boxed::Box, string::String, sync::Arc, thread::JoinHandle, v
 pub(crate) trait Share: Fn(usize, &AtomicUsize) + Sync {}
 impl<F: Fn(usize, &AtomicUsize) + Sync> Share for F {}
 
-/// A type-erased pointer to the caller's share closure.
+/// What the holder publishes with a generation: a type-erased pointer to the
+/// caller's share closure, or the order to exit.
 #[derive(Clone, Copy)]
 struct Job {
     data: *const (),
     run: unsafe fn(*const (), usize, &AtomicUsize),
+    /// The dispatching thread's fork frame, so workers can tell (from inside
+    /// a task) which forks they are nested in.
+    #[cfg(feature = "std")]
+    frame: *const Frame,
+    /// Leave the worker loop instead of running anything. Only the holder
+    /// writes it, so a worker can never skip a fork it was counted in.
+    exit: bool,
 }
 
 impl Job {
-    fn new<F: Share>(share: &F) -> Self {
+    fn new<F: Share>(share: &F, #[cfg(feature = "std")] frame: &Frame) -> Self {
         Job {
             data: (share as *const F).cast(),
             run: run_erased::<F>,
+            #[cfg(feature = "std")]
+            frame,
+            exit: false,
         }
     }
 
-    fn empty() -> Self {
+    fn exit() -> Self {
         Job {
             data: core::ptr::null(),
             run: run_nothing,
+            #[cfg(feature = "std")]
+            frame: core::ptr::null(),
+            exit: true,
         }
     }
 }
@@ -97,13 +121,17 @@ unsafe fn run_erased<F: Share>(data: *const (), thread_index: usize, progress: &
     share(thread_index, progress);
 }
 
-/// The trampoline of the empty job, which no worker should ever run.
+/// The trampoline of the exit job, which no worker runs.
 unsafe fn run_nothing(_: *const (), _: usize, _: &AtomicUsize) {}
 
 /// The generation counter and the job it publishes, on one cache line.
 struct Dispatch {
     generation: AtomicGeneration,
     job: UnsafeCell<Job>,
+    /// Set by [`Team::sleep`]: idle workers park without spinning. Cleared by
+    /// the next fork. Here because workers poll this line anyway.
+    #[cfg(feature = "std")]
+    park_now: AtomicBool,
 }
 
 /// The fork-join protocol: a team of `threads` threads that run one closure
@@ -143,14 +171,21 @@ struct Dispatch {
 /// busy runs inline.
 pub struct Team {
     dispatch: CachePadded<Dispatch>,
-    threads_to_sync: CachePadded<AtomicUsize>,
+    threads_to_sync: CachePadded<AtomicU32>,
     dynamic_progress: CachePadded<AtomicUsize>,
+    /// Set by [`Team::stop`]: the user's request. Workers never read it; the
+    /// holder turns it into an exit job (once, `exit_published`).
     stop: CachePadded<AtomicBool>,
+    /// Whether the exit job has been published. Read and written only by
+    /// the holder.
+    exit_published: AtomicBool,
     threads: usize,
     initial_generation: Generation,
     /// Worker slots handed out so far (cold; `run_worker` only).
     claimed: AtomicUsize,
     waiter: Waiter,
+    #[cfg(feature = "std")]
+    parking: Parking,
     #[cfg(feature = "std")]
     panic: PanicSlot,
 }
@@ -162,6 +197,12 @@ pub struct Team {
 unsafe impl Sync for Team {}
 // SAFETY: as above; the slot's pointer is only dereferenced during a fork.
 unsafe impl Send for Team {}
+
+// A panic in a task leaves the team consistent: the fork still joins, the
+// countdown and lock are restored, and the payload is handed over whole. So
+// observing a team after a caught panic is fine.
+impl core::panic::UnwindSafe for Team {}
+impl core::panic::RefUnwindSafe for Team {}
 
 impl core::fmt::Debug for Team {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -176,36 +217,72 @@ impl Team {
     /// A team of `threads` threads, counting the caller. The embedder must run
     /// [`Team::run_worker`] on `threads - 1` threads of its own.
     ///
+    /// With `std`, idle threads wait by [`WaitPolicy::Adaptive`]: spin, then
+    /// park. Without it they spin.
+    ///
     /// # Errors
-    /// [`Error::ZeroThreads`] if `threads` is 0.
+    /// [`Error::ZeroThreads`] if `threads` is 0, [`Error::TooManyThreads`] if
+    /// it does not fit in a `u32`.
     pub fn new(threads: usize) -> Result<Self, Error> {
-        Self::build(threads, 0, 0)
+        #[cfg(feature = "std")]
+        return Self::with_policy(threads, WaitPolicy::Adaptive);
+        #[cfg(not(feature = "std"))]
+        return Self::build(threads, 0, 0, Waiter::spin_only());
+    }
+
+    /// A team whose idle threads wait by `policy`.
+    ///
+    /// # Errors
+    /// As [`Team::new`].
+    #[cfg(feature = "std")]
+    pub fn with_policy(threads: usize, policy: WaitPolicy) -> Result<Self, Error> {
+        Self::build(threads, 0, 0, Waiter::new(policy, threads))
     }
 
     /// A team whose generation counter starts at `start`, for loom models of
     /// the counter's wraparound.
     #[cfg(loom)]
     #[doc(hidden)]
-    pub fn with_generation(threads: usize, start: u8) -> Result<Self, Error> {
-        Self::build(threads, start, 0)
+    pub fn with_generation(threads: usize, start: u32) -> Result<Self, Error> {
+        Self::build(
+            threads,
+            start,
+            0,
+            Waiter::new(WaitPolicy::Adaptive, threads),
+        )
     }
 
-    fn build(threads: usize, start: Generation, claimed: usize) -> Result<Self, Error> {
+    fn build(
+        threads: usize,
+        start: Generation,
+        claimed: usize,
+        waiter: Waiter,
+    ) -> Result<Self, Error> {
         if threads == 0 {
             return Err(Error::ZeroThreads);
         }
+        // The countdown holds `threads` while a fork runs.
+        let Ok(countdown_max) = u32::try_from(threads) else {
+            return Err(Error::TooManyThreads { threads });
+        };
+        let _ = countdown_max;
         Ok(Team {
             dispatch: CachePadded::new(Dispatch {
                 generation: AtomicGeneration::new(start),
-                job: UnsafeCell::new(Job::empty()),
+                job: UnsafeCell::new(Job::exit()),
+                #[cfg(feature = "std")]
+                park_now: AtomicBool::new(false),
             }),
-            threads_to_sync: CachePadded::new(AtomicUsize::new(0)),
+            threads_to_sync: CachePadded::new(AtomicU32::new(0)),
             dynamic_progress: CachePadded::new(AtomicUsize::new(0)),
             stop: CachePadded::new(AtomicBool::new(false)),
+            exit_published: AtomicBool::new(false),
             threads,
             initial_generation: start,
             claimed: AtomicUsize::new(claimed),
-            waiter: Waiter::for_threads(threads),
+            waiter,
+            #[cfg(feature = "std")]
+            parking: Parking::new(),
             #[cfg(feature = "std")]
             panic: PanicSlot::new(),
         })
@@ -242,18 +319,67 @@ impl Team {
     /// Tells the workers to leave [`Team::run_worker`] once the fork in flight,
     /// if any, has joined. Later forks run on the calling thread alone.
     ///
-    /// Called from outside any task, it waits for the fork in flight. Called
-    /// from inside a task (std builds), it returns at once and the stop takes
-    /// effect when that fork joins. Without `std`, calling it from a task of
-    /// this same team never returns, as joining one's own thread would not.
+    /// Called from inside a task of this team's fork (std builds; nested
+    /// forks count), it returns at once and the fork that runs the task
+    /// passes the stop on when it joins. Otherwise it waits for the fork in
+    /// flight, if any, and then stops the workers. Without `std`, a thread
+    /// cannot tell whether it runs inside a task of this team: calling `stop`
+    /// from one then never returns, as joining one's own thread would not;
+    /// use [`Team::try_stop`] there.
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
-        if self.acquire(1) {
-            self.release();
+        #[cfg(feature = "std")]
+        if frames_contain(self) {
+            // Every fork between here and the holder joins before the holder
+            // releases, so its `release` sees the flag.
+            return;
         }
+        // We are not inside a fork of this team, so its holder does not wait
+        // for us: waiting for it cannot deadlock.
+        if !self.acquire(1) {
+            while !self.try_acquire(1) {
+                self.waiter
+                    .spin_until(|| self.threads_to_sync.load(Ordering::Relaxed) == 0);
+            }
+        }
+        self.release();
     }
 
-    /// Whether [`Team::stop`] has been called.
+    /// Stops the workers if the team is idle, and returns whether it did.
+    /// Never waits: if a fork is in flight it returns `false` and changes
+    /// nothing.
+    pub fn try_stop(&self) -> bool {
+        if !self.try_acquire(1) {
+            return false;
+        }
+        self.stop.store(true, Ordering::Relaxed);
+        self.release();
+        true
+    }
+
+    /// Puts idle workers straight into the parked state, without spinning,
+    /// until the next fork, which wakes them. Use it before a long serial
+    /// phase so the workers stop using CPU at once rather than after their
+    /// spin budget.
+    ///
+    /// `microseconds` exists so that fork_union code compiles unchanged. tine
+    /// needs no wake period: parked workers do not poll, and the next fork
+    /// wakes them directly.
+    ///
+    /// ```
+    /// let pool = tine::spawn(2);
+    /// pool.sleep(0);
+    /// std::thread::sleep(std::time::Duration::from_millis(5)); // workers parked
+    /// pool.for_threads(|_, _| {}); // wakes them
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn sleep(&self, microseconds: u64) {
+        let _ = microseconds;
+        self.dispatch.park_now.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`Team::stop`] or a successful [`Team::try_stop`] has been
+    /// called.
     pub fn is_stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
@@ -262,62 +388,87 @@ impl Team {
     /// returns when all of them have. With `reset_progress`, the dynamic
     /// counter is set to 0 first.
     pub(crate) fn fork<F: Share>(&self, reset_progress: bool, share: &F) {
-        if self.threads == 1 || !self.acquire(self.threads) {
+        // `build` checked that `threads` fits in a u32.
+        if self.threads == 1 || !self.acquire(self.threads as u32) {
             return run_inline(self.threads, share);
         }
         if self.stop.load(Ordering::Relaxed) {
-            self.release();
+            self.release(); // publishes the exit if no one has yet
             return run_inline(self.threads, share);
         }
         if reset_progress {
             self.dynamic_progress.store(0, Ordering::Relaxed);
         }
-        // SAFETY: we hold the team and every worker has finished the previous
-        // fork (the countdown we acquired was 0), so no one reads the slot.
-        self.dispatch
-            .job
-            .with_mut(|slot| unsafe { *slot = Job::new(share) });
-        self.bump_generation();
-        self.run_caller_share(share);
+        #[cfg(feature = "std")]
+        if self.dispatch.park_now.load(Ordering::Relaxed) {
+            self.dispatch.park_now.store(false, Ordering::Relaxed);
+        }
+        #[cfg(feature = "std")]
+        let frame = Frame::new(self);
+        let job = Job::new(
+            share,
+            #[cfg(feature = "std")]
+            &frame,
+        );
+        self.publish(job);
+        self.run_caller_share(
+            share,
+            #[cfg(feature = "std")]
+            &frame,
+        );
     }
 
-    /// Publishes a new generation. Only the team holder calls this.
+    /// Writes the job slot and bumps the generation. Only the holder calls
+    /// this, with every worker waiting.
+    fn publish(&self, job: Job) {
+        // SAFETY: we hold the team and every worker has finished the previous
+        // fork (the countdown we acquired was 0, or reached 1 in our join),
+        // so no one reads the slot until the bump below.
+        self.dispatch.job.with_mut(|slot| unsafe { *slot = job });
+        self.bump_generation();
+    }
+
+    /// Publishes a new generation and wakes parked workers. Only the team
+    /// holder calls this.
     fn bump_generation(&self) {
         let generation = &self.dispatch.generation;
         let next = generation.load(Ordering::Relaxed).wrapping_add(1);
         // Release: publishes the job slot and counters; pairs with the
-        // Acquire load in `work`.
+        // Acquire load in `wait_for_fork`.
         generation.store(next, Ordering::Release);
+        #[cfg(feature = "std")]
+        self.parking.wake_workers(generation);
     }
 
     /// Takes the team: `threads_to_sync` from 0 to `count`. Returns false when
     /// the team is busy and the call must run inline instead of waiting.
     #[inline]
-    fn acquire(&self, count: usize) -> bool {
+    fn acquire(&self, count: u32) -> bool {
+        self.try_acquire(count) || self.acquire_contended(count)
+    }
+
+    /// One attempt to take the team.
+    #[inline]
+    fn try_acquire(&self, count: u32) -> bool {
         // Acquire: pairs with the Release store in `release`, so the previous
         // fork's reads of the job slot happen before our write.
         self.threads_to_sync
             .compare_exchange(0, count, Ordering::Acquire, Ordering::Relaxed)
             .is_ok()
-            || self.acquire_contended(count)
     }
 
     #[cold]
-    fn acquire_contended(&self, count: usize) -> bool {
+    fn acquire_contended(&self, count: u32) -> bool {
         #[cfg(feature = "std")]
         {
+            // Inside any fork, this thread may be what the holder waits for.
             if in_fork() {
                 return false;
             }
             loop {
                 self.waiter
-                    .wait_until(|| self.threads_to_sync.load(Ordering::Relaxed) == 0);
-                // Acquire: pairs with the Release store in `release`.
-                if self
-                    .threads_to_sync
-                    .compare_exchange(0, count, Ordering::Acquire, Ordering::Relaxed)
-                    .is_ok()
-                {
+                    .spin_until(|| self.threads_to_sync.load(Ordering::Relaxed) == 0);
+                if self.try_acquire(count) {
                     return true;
                 }
             }
@@ -330,10 +481,11 @@ impl Team {
     }
 
     /// Hands the team back. A stop requested meanwhile is passed on to the
-    /// workers first, while we still hold the team.
+    /// workers first, once, while we still hold the team.
     fn release(&self) {
-        if self.stop.load(Ordering::Relaxed) {
-            self.bump_generation();
+        if self.stop.load(Ordering::Relaxed) && !self.exit_published.load(Ordering::Relaxed) {
+            self.exit_published.store(true, Ordering::Relaxed);
+            self.publish(Job::exit());
         }
         // Release: pairs with the Acquire compare-exchange in `acquire`.
         self.threads_to_sync.store(0, Ordering::Release);
@@ -341,19 +493,23 @@ impl Team {
 
     /// Waits until every worker has finished its share.
     fn join(&self) {
+        #[cfg(feature = "std")]
+        self.parking
+            .wait_for_join(&self.waiter, &self.threads_to_sync);
         // Acquire: pairs with each worker's Release decrement in
         // `Countdown::drop` (one release sequence), so their writes are ours.
+        #[cfg(not(feature = "std"))]
         self.waiter
-            .wait_until(|| self.threads_to_sync.load(Ordering::Acquire) == 1);
+            .spin_until(|| self.threads_to_sync.load(Ordering::Acquire) == 1);
     }
 
     #[cfg(feature = "std")]
-    fn run_caller_share<F: Share>(&self, share: &F) {
-        let was_in_fork = set_in_fork(true);
+    fn run_caller_share<F: Share>(&self, share: &F, frame: &Frame) {
+        let outer = enter_frame(frame);
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             share(0, &self.dynamic_progress)
         }));
-        set_in_fork(was_in_fork);
+        leave_frame(outer);
         if let Err(payload) = result {
             self.panic.offer(payload);
         }
@@ -387,62 +543,100 @@ impl Team {
     /// (a second one would count down twice and let the caller return while a
     /// share still runs).
     pub(crate) unsafe fn work(&self, thread_index: usize) {
-        #[cfg(feature = "std")]
-        let was_in_fork = set_in_fork(true);
         let mut seen = self.initial_generation;
         loop {
-            let mut now = seen;
-            self.waiter.wait_until(|| {
-                // Acquire: pairs with the Release store in `bump_generation`,
-                // so the job slot and the stop flag written before it are ours.
-                now = self.dispatch.generation.load(Ordering::Acquire);
-                now != seen
-            });
-            seen = now;
-            if self.stop.load(Ordering::Relaxed) {
-                break;
-            }
+            seen = self.wait_for_fork(seen);
             // SAFETY: the holder wrote the slot before the generation store we
             // acquired and will not write it again before our decrement.
             let job = self.dispatch.job.with(|slot| unsafe { *slot });
+            if job.exit {
+                break;
+            }
             self.run_worker_share(job, thread_index);
         }
+    }
+
+    /// Waits for the generation to move past `seen`; returns the new one.
+    #[inline]
+    fn wait_for_fork(&self, seen: Generation) -> Generation {
+        let generation = &self.dispatch.generation;
         #[cfg(feature = "std")]
-        set_in_fork(was_in_fork);
+        return self
+            .parking
+            .wait_for_fork(&self.waiter, generation, &self.dispatch.park_now, seen);
+        #[cfg(not(feature = "std"))]
+        {
+            let mut now = seen;
+            self.waiter.spin_until(|| {
+                // Acquire: pairs with the Release store in `bump_generation`,
+                // so the job slot and the stop flag written before it are ours.
+                now = generation.load(Ordering::Acquire);
+                now != seen
+            });
+            now
+        }
     }
 
     fn run_worker_share(&self, job: Job, thread_index: usize) {
         // Counts down on every way out, unwinding included.
-        let countdown = Countdown(&self.threads_to_sync);
+        let countdown = Countdown(self);
         #[cfg(feature = "std")]
         {
+            // This share runs inside the dispatcher's fork, and inside
+            // whatever forks the dispatcher runs in.
+            let frame = Frame {
+                team: self,
+                parent: job.frame,
+            };
+            let outer = enter_frame(&frame);
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 // SAFETY: the job's closure outlives the fork, and the fork
                 // cannot end before `countdown` drops below.
                 unsafe { (job.run)(job.data, thread_index, &self.dynamic_progress) }
             }));
+            leave_frame(outer);
             if let Err(payload) = result {
                 self.panic.offer(payload);
             }
         }
         #[cfg(not(feature = "std"))]
-        // SAFETY: as above.
-        unsafe {
-            (job.run)(job.data, thread_index, &self.dynamic_progress)
-        };
+        {
+            // Without std nothing can catch a panic, and a worker that
+            // unwound out of its loop would leave every later fork waiting
+            // for it forever. Reached only by unwinding, this guard panics
+            // again, which aborts the process instead.
+            struct AbortOnUnwind;
+            impl Drop for AbortOnUnwind {
+                fn drop(&mut self) {
+                    panic!("a tine task panicked in a no_std build, where panics cannot be caught");
+                }
+            }
+            let abort = AbortOnUnwind;
+            // SAFETY: as above.
+            unsafe { (job.run)(job.data, thread_index, &self.dynamic_progress) };
+            core::mem::forget(abort);
+        }
         drop(countdown);
     }
 }
 
 /// Decrements the join countdown when dropped: a worker's last touch of the
-/// fork.
-struct Countdown<'a>(&'a AtomicUsize);
+/// fork. The last worker then wakes the caller if it parked; that touches
+/// only the team, never the caller's frame.
+struct Countdown<'a>(&'a Team);
 
 impl Drop for Countdown<'_> {
     fn drop(&mut self) {
-        // Release: pairs with the Acquire load in `Team::join`, publishing
+        let countdown = &self.0.threads_to_sync;
+        // Release: pairs with the Acquire load in the caller's join, publishing
         // this share's writes (and any panic payload) to the caller.
-        self.0.fetch_sub(1, Ordering::Release);
+        let before = countdown.fetch_sub(1, Ordering::Release);
+        #[cfg(feature = "std")]
+        if before == 2 {
+            self.0.parking.wake_caller(countdown);
+        }
+        #[cfg(not(feature = "std"))]
+        let _ = before;
     }
 }
 
@@ -455,25 +649,72 @@ fn run_inline<F: Share>(threads: usize, share: &F) {
     }
 }
 
+/// One level of fork nesting: "this thread runs a share of `team`'s fork,
+/// which runs inside `parent`". A dispatcher's frame lives on its stack for
+/// the whole fork; workers link their own frame to it through the job. The
+/// chain tells a thread which forks (transitively) wait for it.
+#[cfg(feature = "std")]
+pub(crate) struct Frame {
+    team: *const Team,
+    parent: *const Frame,
+}
+
+#[cfg(feature = "std")]
+impl Frame {
+    /// The dispatcher's frame for a fork of `team`.
+    fn new(team: &Team) -> Self {
+        Frame {
+            team,
+            parent: CURRENT_FRAME.with(|current| current.get()),
+        }
+    }
+}
+
 #[cfg(all(feature = "std", not(loom)))]
 std::thread_local! {
-    /// Whether this thread is running a share of some fork (or is a worker).
-    static IN_FORK: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+    /// The innermost fork this thread is running a share of; null outside
+    /// every fork.
+    static CURRENT_FRAME: core::cell::Cell<*const Frame> =
+        const { core::cell::Cell::new(core::ptr::null()) };
 }
 
 #[cfg(all(feature = "std", loom))]
 loom::thread_local! {
-    static IN_FORK: core::cell::Cell<bool> = core::cell::Cell::new(false);
+    static CURRENT_FRAME: core::cell::Cell<*const Frame> =
+        core::cell::Cell::new(core::ptr::null());
 }
 
+/// Makes `frame` this thread's innermost fork; returns the previous one.
+#[cfg(feature = "std")]
+fn enter_frame(frame: &Frame) -> *const Frame {
+    CURRENT_FRAME.with(|current| current.replace(frame))
+}
+
+#[cfg(feature = "std")]
+fn leave_frame(outer: *const Frame) {
+    CURRENT_FRAME.with(|current| current.set(outer));
+}
+
+/// Whether this thread is running a share of any fork.
 #[cfg(feature = "std")]
 fn in_fork() -> bool {
-    IN_FORK.with(|flag| flag.get())
+    CURRENT_FRAME.with(|current| !current.get().is_null())
 }
 
+/// Whether this thread runs (transitively) inside a fork of `team`.
 #[cfg(feature = "std")]
-fn set_in_fork(value: bool) -> bool {
-    IN_FORK.with(|flag| flag.replace(value))
+fn frames_contain(team: &Team) -> bool {
+    let mut frame = CURRENT_FRAME.with(|current| current.get());
+    while !frame.is_null() {
+        // SAFETY: every frame in the chain belongs to a fork that is still
+        // running (it waits for this thread), so its stack slot is live.
+        let this = unsafe { &*frame };
+        if core::ptr::eq(this.team, team) {
+            return true;
+        }
+        frame = this.parent;
+    }
+    false
 }
 
 /// Holds the first panic payload of a fork until the caller resumes it.
@@ -584,6 +825,7 @@ pub struct Builder {
     threads: usize,
     name: String,
     stack_size: Option<usize>,
+    wait_policy: WaitPolicy,
     #[cfg(test)]
     fail_spawn_at: Option<usize>,
 }
@@ -595,6 +837,7 @@ impl Default for Builder {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             name: String::from("tine"),
             stack_size: None,
+            wait_policy: WaitPolicy::Adaptive,
             #[cfg(test)]
             fail_spawn_at: None,
         }
@@ -631,6 +874,20 @@ impl Builder {
         self
     }
 
+    /// How idle workers (and the caller, in the join) wait. Default:
+    /// [`WaitPolicy::Adaptive`].
+    pub fn wait_policy(mut self, policy: WaitPolicy) -> Self {
+        self.wait_policy = policy;
+        self
+    }
+
+    /// Spin for `spin` after each fork, then park: shorthand for
+    /// [`WaitPolicy::SpinThenPark`].
+    pub fn spin_budget(mut self, spin: core::time::Duration) -> Self {
+        self.wait_policy = WaitPolicy::SpinThenPark(spin);
+        self
+    }
+
     /// Spawns the pool.
     ///
     /// # Errors
@@ -644,7 +901,8 @@ impl Builder {
         let workers = self.threads.checked_sub(1).ok_or(Error::ZeroThreads)?;
         // Every worker slot is taken here, so `run_worker` cannot be called
         // on a pool's team.
-        let team = Arc::new(Team::build(self.threads, 0, workers)?);
+        let waiter = Waiter::new(self.wait_policy, self.threads);
+        let team = Arc::new(Team::build(self.threads, 0, workers, waiter)?);
         let mut pool = ThreadPool {
             team,
             workers: Vec::with_capacity(workers),
@@ -725,8 +983,13 @@ impl ThreadPool {
         self.team.threads
     }
 
-    /// The pool's [`Team`], to run the `for_*` calls on directly.
-    pub fn team(&self) -> &Team {
+    /// Parks idle workers at once until the next fork; see [`Team::sleep`].
+    pub fn sleep(&self, microseconds: u64) {
+        self.team.sleep(microseconds);
+    }
+
+    /// The pool's team. Not public: its `stop` must stay with the owner.
+    pub(crate) fn team(&self) -> &Team {
         &self.team
     }
 }

@@ -7,24 +7,30 @@
 //! forks instead of 2^64 of them.
 
 #[cfg(not(loom))]
-pub(crate) use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+pub(crate) use core::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+
+/// Fences appear only in the parking handshakes, which need `std`.
+#[cfg(all(feature = "std", not(loom)))]
+pub(crate) use core::sync::atomic::fence;
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
-/// The fork generation counter. Narrow under loom so models can wrap it.
-#[cfg(not(loom))]
-pub(crate) type Generation = usize;
+/// The mutex and condition variable of the parking backend used where there
+/// is no futex; under loom, they mock the futex.
+#[cfg(all(feature = "std", not(loom)))]
+#[allow(unused_imports)] // only the non-futex backend uses them
+pub(crate) use std::sync::{Condvar, Mutex};
+
+#[cfg(loom)]
+pub(crate) use loom::sync::{Condvar, Mutex};
+
+/// The fork generation counter. 32 bits, so that workers can park on it
+/// with a futex; it wraps, which the protocol allows (see `pool.rs`). Loom
+/// models reach the wrap by starting it near `u32::MAX`.
+pub(crate) type Generation = u32;
 /// The atomic that holds a [`Generation`].
-#[cfg(not(loom))]
-pub(crate) type AtomicGeneration = core::sync::atomic::AtomicUsize;
-
-/// The fork generation counter. Narrow under loom so models can wrap it.
-#[cfg(loom)]
-pub(crate) type Generation = u8;
-/// The atomic that holds a [`Generation`].
-#[cfg(loom)]
-pub(crate) type AtomicGeneration = loom::sync::atomic::AtomicU8;
+pub(crate) type AtomicGeneration = AtomicU32;
 
 /// Under loom, every spin loop must yield the model thread, so that loom
 /// explores the other threads instead of this one spinning forever.
@@ -71,3 +77,7 @@ impl<T> UnsafeCell<T> {
 /// the TSC calibration it holds is not part of any protocol.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) use core::sync::atomic::AtomicU64 as UnmodeledAtomicU64;
+
+/// As above: the micro-yield calibration cache.
+#[cfg(feature = "std")]
+pub(crate) use core::sync::atomic::AtomicU32 as UnmodeledAtomicU32;

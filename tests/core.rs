@@ -176,15 +176,30 @@ fn a_panic_in_a_dynamic_task_still_runs_the_rest() {
     assert_usable(&pool);
 }
 
+/// A panic payload that counts its drops.
+struct Counted<'a>(&'a AtomicUsize);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Relaxed);
+    }
+}
+
 #[test]
-fn when_every_share_panics_exactly_one_payload_resumes() {
+fn when_every_share_panics_one_payload_resumes_and_the_rest_are_dropped() {
     let pool = ThreadPool::try_spawn(4).unwrap();
-    for _ in 0..20 {
+    static DROPS: AtomicUsize = AtomicUsize::new(0);
+    for round in 1..=20 {
         let result = catch_unwind(AssertUnwindSafe(|| {
-            pool.for_threads(|thread_index, _| panic!("share {thread_index}"));
+            pool.for_threads(|_, _| std::panic::panic_any(Counted(&DROPS)));
         }));
-        let text = message(result.unwrap_err());
-        assert!(text.starts_with("share "), "{text}");
+        let payload = result.unwrap_err();
+        assert!(payload.is::<Counted<'static>>());
+        // The three losing payloads were dropped inside the fork...
+        assert_eq!(DROPS.load(Relaxed), 4 * round - 1);
+        // ...and the winner is the caller's to drop.
+        drop(payload);
+        assert_eq!(DROPS.load(Relaxed), 4 * round);
     }
     assert_usable(&pool);
 }
@@ -241,14 +256,22 @@ fn concurrent_dispatch_from_four_threads_is_serialized() {
                 for round in 0..200 {
                     let n = 50 + caller * 7 + round % 5;
                     let hits: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();
+                    let on_workers = AtomicUsize::new(0);
+                    let visit = |prong: Prong| {
+                        hits[prong.task_index].fetch_add(1, Relaxed);
+                        if prong.thread_index > 0 {
+                            on_workers.fetch_add(1, Relaxed);
+                        }
+                    };
                     if round % 2 == 0 {
-                        pool.for_n(n, |prong| {
-                            hits[prong.task_index].fetch_add(1, Relaxed);
-                        });
+                        pool.for_n(n, visit);
+                        // Serialized, not inlined: the workers ran their
+                        // static shares.
+                        assert_eq!(on_workers.load(Relaxed), n - n.div_ceil(3));
                     } else {
-                        pool.for_n_dynamic(n, |prong| {
-                            hits[prong.task_index].fetch_add(1, Relaxed);
-                        });
+                        pool.for_n_dynamic(n, visit);
+                        // Each worker runs at least its pre-assigned task.
+                        assert!(on_workers.load(Relaxed) >= 2);
                     }
                     assert!(hits.iter().all(|hit| hit.load(Relaxed) == 1));
                 }
@@ -299,10 +322,10 @@ fn a_name_with_a_nul_byte_is_an_error() {
 
 #[test]
 fn an_os_refusal_to_spawn_is_an_error_not_a_panic() {
-    // No machine can map a 1 PiB stack: pthread_create fails.
+    // No machine can map a stack of a quarter of the address space.
     let error = ThreadPool::builder()
         .threads(3)
-        .stack_size(1 << 50)
+        .stack_size(1 << (usize::BITS - 2))
         .build()
         .unwrap_err();
     match &error {
@@ -379,6 +402,60 @@ fn a_team_runs_on_threads_the_embedder_owns() {
         count.fetch_add(1, Relaxed);
     });
     assert_eq!(count.load(Relaxed), 4);
+}
+
+/// `stop` from inside a task, from the caller's share, and from another
+/// thread while a fork runs: the fork in flight still completes on every
+/// thread, the workers then leave, and later calls run on the caller.
+#[test]
+fn stop_from_anywhere_lets_the_fork_finish_and_the_workers_leave() {
+    for from in ["worker share", "caller share", "other thread"] {
+        for _ in 0..50 {
+            let team = Team::new(4).unwrap();
+            let ran = AtomicUsize::new(0);
+            let in_fork = Barrier::new(2);
+            std::thread::scope(|scope| {
+                for _ in 1..team.threads() {
+                    scope.spawn(|| team.run_worker().unwrap());
+                }
+                if from == "other thread" {
+                    scope.spawn(|| {
+                        in_fork.wait();
+                        team.stop();
+                    });
+                }
+                team.for_threads(|thread_index, _| {
+                    match (from, thread_index) {
+                        ("worker share", 2) | ("caller share", 0) => team.stop(),
+                        ("other thread", 0) => {
+                            in_fork.wait();
+                        }
+                        _ => {}
+                    }
+                    ran.fetch_add(1, Relaxed);
+                });
+                assert_eq!(ran.load(Relaxed), 4, "stop from {from}");
+                // The workers leave on their own: the scope can end.
+            });
+            assert!(team.is_stopped());
+            team.for_threads(|_, _| {
+                ran.fetch_add(1, Relaxed);
+            });
+            assert_eq!(ran.load(Relaxed), 8);
+        }
+    }
+}
+
+#[test]
+fn try_stop_only_stops_an_idle_team() {
+    let team = Team::new(2).unwrap();
+    std::thread::scope(|scope| {
+        scope.spawn(|| team.run_worker().unwrap());
+        team.for_threads(|_, _| assert!(!team.try_stop(), "the team is busy"));
+        assert!(!team.is_stopped());
+        assert!(team.try_stop());
+    });
+    assert!(team.is_stopped());
 }
 
 #[test]

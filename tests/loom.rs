@@ -11,7 +11,7 @@ use loom::cell;
 use loom::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use loom::sync::Arc;
 use loom::thread;
-use tine::Team;
+use tine::{Team, WaitPolicy};
 
 /// A loom `UnsafeCell` that tasks on several threads may borrow. It is
 /// `Sync` so the closures compile; loom itself reports every access that is
@@ -137,12 +137,12 @@ fn stop_reaches_workers_in_any_state() {
     });
 }
 
-/// With a `u8` generation starting at 254, three forks cross the wrap
-/// (255, 0, 1); the worker must run each exactly once.
+/// With the generation starting at `u32::MAX - 1`, three forks cross the wrap
+/// (`u32::MAX`, 0, 1); the worker must run each exactly once.
 #[test]
 fn generation_wraparound_cannot_fake_a_fork() {
     loom::model(|| {
-        let team = Arc::new(Team::with_generation(2, 254).unwrap());
+        let team = Arc::new(Team::with_generation(2, u32::MAX - 1).unwrap());
         let workers = start_workers(&team);
         let runs = UnsafeCell::new(0usize);
         for _ in 0..3 {
@@ -182,5 +182,75 @@ fn a_panicking_share_joins_and_leaves_the_team_usable() {
         });
         assert_eq!(count.load(Relaxed), 2);
         stop_and_join(&team, workers);
+    });
+}
+
+/// Workers and caller park at once (AlwaysPark): a parked worker must wake
+/// for each generation bump, and the parked caller for the last decrement,
+/// with the results published.
+#[test]
+fn parked_workers_and_a_parked_caller_are_always_woken() {
+    loom::model(|| {
+        let team = Arc::new(Team::with_policy(2, WaitPolicy::AlwaysPark).unwrap());
+        let workers = start_workers(&team);
+        let cell = UnsafeCell::new(0usize);
+        for round in 1..=2usize {
+            team.for_threads(|thread_index, _| {
+                if thread_index == 1 {
+                    cell.with_mut(|p| unsafe { *p += round });
+                }
+            });
+        }
+        assert_eq!(cell.with(|p| unsafe { *p }), 3);
+        stop_and_join(&team, workers);
+    });
+}
+
+/// `sleep` sends a spinning worker to park; the next fork wakes it.
+#[test]
+fn a_fork_wakes_workers_put_to_sleep() {
+    loom::model(|| {
+        let team = Arc::new(Team::with_policy(2, WaitPolicy::AlwaysSpin).unwrap());
+        let workers = start_workers(&team);
+        team.sleep(0);
+        let cell = UnsafeCell::new(0usize);
+        team.for_threads(|thread_index, _| {
+            if thread_index == 1 {
+                cell.with_mut(|p| unsafe { *p = 5 });
+            }
+        });
+        assert_eq!(cell.with(|p| unsafe { *p }), 5);
+        stop_and_join(&team, workers);
+    });
+}
+
+/// Stop reaches a worker that is parked, not only a spinning one.
+#[test]
+fn stop_wakes_a_parked_worker() {
+    loom::model(|| {
+        let team = Arc::new(Team::with_policy(2, WaitPolicy::AlwaysPark).unwrap());
+        let workers = start_workers(&team);
+        stop_and_join(&team, workers);
+    });
+}
+
+/// `stop` from inside a worker's share: the fork still joins with every
+/// share run, and the workers leave without anyone else stopping them.
+#[test]
+fn stop_from_inside_a_task_is_passed_on_when_the_fork_joins() {
+    loom::model(|| {
+        let team = Arc::new(Team::new(2).unwrap());
+        let workers = start_workers(&team);
+        let count = AtomicUsize::new(0);
+        team.for_threads(|thread_index, _| {
+            if thread_index == 1 {
+                team.stop();
+            }
+            count.fetch_add(1, Relaxed);
+        });
+        assert_eq!(count.load(Relaxed), 2);
+        for worker in workers {
+            worker.join().unwrap();
+        }
     });
 }

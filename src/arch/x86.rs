@@ -152,7 +152,10 @@ fn cpuid_tsc_rate() -> Option<u64> {
     if let Some(l) = leaf15 {
         // TSC Hz = crystal Hz * EBX / EAX.
         if l.eax != 0 && l.ebx != 0 && l.ecx != 0 {
-            return Some(u64::from(l.ecx) * u64::from(l.ebx) / u64::from(l.eax) / 1_000_000);
+            let per_micro = u64::from(l.ecx) * u64::from(l.ebx) / u64::from(l.eax) / 1_000_000;
+            if per_micro != 0 {
+                return Some(per_micro);
+            }
         }
     }
     // Leaf 0x16 EAX: processor base frequency in MHz, which is the TSC rate

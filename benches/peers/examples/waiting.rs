@@ -1,0 +1,232 @@
+//! What waiting costs: wake-up latency after an idle spell, CPU burnt by an
+//! idle pool, and empty fork-join with more threads than cores. tine against
+//! fork_union 2.3.1, rayon and `std::thread::scope`.
+//!
+//! ```text
+//! cargo run --release -p tine-peers --example waiting
+//! ```
+//!
+//! Every (measurement, backend) pair runs in a fresh child process, so that
+//! one backend's idle workers cannot steal CPU from another's measurement or
+//! show up in its CPU time. Environment:
+//! - `WAITING_THREADS`: threads for the wake-up and idle measurements
+//!   (default 2).
+//! - `WAITING_OVERSUBSCRIBED`: threads for the oversubscribed fork-join
+//!   (default 8).
+//! - `WAITING_SAMPLES`: samples per measurement (default 41).
+//!
+//! Measurements, each reported as the median over samples with p10 and p90:
+//! - `wake after 10 ms idle`: sleep 10 ms, then time one empty fork-join.
+//! - `CPU per idle second`: after 1000 forks, the process CPU time over one
+//!   second of idling (one sample; ms of CPU per s).
+//! - `oversubscribed fork-join`: mean of a batch of empty fork-joins with
+//!   `WAITING_OVERSUBSCRIBED` threads.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const BACKENDS: [&str; 4] = ["tine", "fork_union", "rayon", "scope"];
+
+/// A pool of any backend, driven through one empty fork-join.
+enum Pool {
+    Tine(tine::ThreadPool),
+    ForkUnion(fork_union::ThreadPool),
+    Rayon(rayon::ThreadPool),
+    Scope(usize),
+}
+
+impl Pool {
+    fn new(backend: &str, threads: usize) -> Pool {
+        match backend {
+            "tine" => Pool::Tine(tine::ThreadPool::try_spawn(threads).expect("tine pool")),
+            "fork_union" => Pool::ForkUnion(
+                fork_union::ThreadPool::try_spawn(threads).expect("fork_union pool"),
+            ),
+            "rayon" => Pool::Rayon(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("rayon pool"),
+            ),
+            "scope" => Pool::Scope(threads),
+            other => panic!("unknown backend {other}"),
+        }
+    }
+
+    fn fork_join(&mut self) {
+        match self {
+            Pool::Tine(pool) => pool.for_threads(|_, _| {}),
+            Pool::ForkUnion(pool) => pool.for_threads(|_, _| {}).join(),
+            Pool::Rayon(pool) => {
+                pool.broadcast(|_| {});
+            }
+            Pool::Scope(threads) => std::thread::scope(|scope| {
+                for _ in 1..*threads {
+                    scope.spawn(|| {});
+                }
+            }),
+        }
+    }
+}
+
+/// User + system CPU time of this process.
+fn process_cpu() -> Duration {
+    let mut usage = std::mem::MaybeUninit::<libc_rusage::Rusage>::zeroed();
+    // SAFETY: `usage` is a valid out-pointer for one rusage.
+    let status = unsafe { libc_rusage::getrusage(0, usage.as_mut_ptr()) };
+    assert_eq!(status, 0, "getrusage failed");
+    // SAFETY: getrusage filled it in.
+    let usage = unsafe { usage.assume_init() };
+    let micros = |t: libc_rusage::Timeval| t.sec as u64 * 1_000_000 + t.usec as u64;
+    Duration::from_micros(micros(usage.utime) + micros(usage.stime))
+}
+
+/// The one libc call this example needs, declared by hand to keep the peers
+/// crate's dependencies to the peers themselves.
+mod libc_rusage {
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    pub struct Timeval {
+        pub sec: i64,
+        pub usec: i64,
+    }
+
+    /// `struct rusage` on 64-bit Linux: two timevals, then 14 longs.
+    #[repr(C)]
+    pub struct Rusage {
+        pub utime: Timeval,
+        pub stime: Timeval,
+        pub rest: [i64; 14],
+    }
+
+    extern "C" {
+        /// `who = 0` is `RUSAGE_SELF`.
+        pub fn getrusage(who: i32, usage: *mut Rusage) -> i32;
+    }
+}
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .map(|v| v.trim().parse().unwrap_or_else(|_| panic!("{name}={v:?}")))
+        .unwrap_or(default)
+}
+
+/// Runs one measurement in this process and prints its samples, in ns, one
+/// per line.
+fn child(measurement: &str, backend: &str) {
+    let samples = env_usize("WAITING_SAMPLES", 41);
+    match measurement {
+        "wake" => {
+            let mut pool = Pool::new(backend, env_usize("WAITING_THREADS", 2));
+            for _ in 0..1000 {
+                pool.fork_join();
+            }
+            for _ in 0..samples {
+                std::thread::sleep(Duration::from_millis(10));
+                let start = Instant::now();
+                pool.fork_join();
+                println!("{}", start.elapsed().as_nanos());
+            }
+        }
+        "idle" => {
+            let mut pool = Pool::new(backend, env_usize("WAITING_THREADS", 2));
+            for _ in 0..1000 {
+                pool.fork_join();
+            }
+            let before = process_cpu();
+            std::thread::sleep(Duration::from_secs(1));
+            // ns of CPU per second of idling.
+            println!("{}", (process_cpu() - before).as_nanos());
+        }
+        "oversubscribed" => {
+            let mut pool = Pool::new(backend, env_usize("WAITING_OVERSUBSCRIBED", 8));
+            let batch = if backend == "scope" { 20 } else { 200 };
+            let warmup = Instant::now();
+            while warmup.elapsed() < Duration::from_millis(100) {
+                pool.fork_join();
+            }
+            for _ in 0..samples {
+                let start = Instant::now();
+                for _ in 0..batch {
+                    pool.fork_join();
+                }
+                println!("{}", start.elapsed().as_nanos() / batch);
+                // Give way between samples so one slow fork cannot hide in a
+                // batch with the next.
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        other => panic!("unknown measurement {other}"),
+    }
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let rank = (p * (sorted.len() - 1) as f64).round() as usize;
+    sorted[rank]
+}
+
+fn show(ns: f64) -> String {
+    match ns {
+        ns if ns >= 1e6 => format!("{:.2} ms", ns / 1e6),
+        ns if ns >= 1e3 => format!("{:.1} µs", ns / 1e3),
+        ns => format!("{ns:.0} ns"),
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() == 4 && args[1] == "--child" {
+        return child(&args[2], &args[3]);
+    }
+    let me = std::env::current_exe().expect("own path");
+    let threads = env_usize("WAITING_THREADS", 2);
+    let over = env_usize("WAITING_OVERSUBSCRIBED", 8);
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("{cpus} CPUs; {threads} threads, oversubscribed: {over} threads\n");
+    let measurements = [
+        ("wake", format!("wake after 10 ms idle, {threads} threads")),
+        ("idle", format!("CPU per idle second, {threads} threads")),
+        (
+            "oversubscribed",
+            format!("empty fork-join, {over} threads on {cpus} CPUs"),
+        ),
+    ];
+    for (measurement, title) in measurements {
+        println!("### {title}\n");
+        println!("| backend | median | p10 | p90 | vs tine |");
+        println!("|---|---:|---:|---:|---:|");
+        let mut tine_median = None;
+        for backend in BACKENDS {
+            if measurement == "idle" && backend == "scope" {
+                continue; // no pool to idle
+            }
+            let output = Command::new(&me)
+                .args(["--child", measurement, backend])
+                .output()
+                .expect("child run");
+            assert!(output.status.success(), "{measurement}/{backend} failed");
+            let mut samples: Vec<f64> = String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .map(|line| line.parse().expect("a number"))
+                .collect();
+            samples.sort_by(f64::total_cmp);
+            let median = percentile(&samples, 0.5);
+            let tine = *tine_median.get_or_insert(median);
+            let (low, high) = (percentile(&samples, 0.1), percentile(&samples, 0.9));
+            if measurement == "idle" {
+                let ms = |ns: f64| format!("{:.1} ms/s", ns / 1e6);
+                println!("| {backend} | {} | | | |", ms(median));
+            } else {
+                println!(
+                    "| {backend} | {} | {} | {} | {:.2}x |",
+                    show(median),
+                    show(low),
+                    show(high),
+                    median / tine
+                );
+            }
+        }
+        println!();
+    }
+}

@@ -1,0 +1,52 @@
+//! Parking where there is no futex (and under loom, where it mocks one): a
+//! mutex and condition variable per team.
+//!
+//! `wait` checks the word under the mutex and `wake_all` takes the mutex to
+//! notify, so a wake that races with a wait is never lost: either the waiter
+//! checked before the waker locked, and is then inside `Condvar::wait` when
+//! the notification comes, or it checks after and sees the new value. Both
+//! words of a team share the pair; a waiter woken for the other word simply
+//! re-checks its own and waits again.
+
+use crate::sync::{AtomicU32, Condvar, Mutex, Ordering};
+
+/// Mutex and condvar parking.
+#[derive(Debug)]
+pub(crate) struct Backend {
+    lock: Mutex<()>,
+    condvar: Condvar,
+}
+
+impl Backend {
+    pub(crate) fn new() -> Self {
+        Backend {
+            lock: Mutex::new(()),
+            condvar: Condvar::new(),
+        }
+    }
+
+    /// Blocks while `word == expected`. May return spuriously: callers
+    /// re-check.
+    pub(crate) fn wait(&self, word: &AtomicU32, expected: u32) {
+        let mut guard = self
+            .lock
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        while word.load(Ordering::Relaxed) == expected {
+            guard = self
+                .condvar
+                .wait(guard)
+                .unwrap_or_else(|poison| poison.into_inner());
+        }
+    }
+
+    /// Wakes every thread blocked in `wait`.
+    pub(crate) fn wake_all(&self, word: &AtomicU32) {
+        let _ = word;
+        let _guard = self
+            .lock
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        self.condvar.notify_all();
+    }
+}

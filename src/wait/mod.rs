@@ -1,0 +1,267 @@
+//! How a thread waits for another one: spin, then park.
+//!
+//! Every wait in the crate goes through this module: workers waiting for the
+//! next fork ([`Parking::wait_for_fork`]), the caller waiting for the join
+//! ([`Parking::wait_for_join`]), and a second caller waiting for a busy team
+//! ([`Waiter::spin_until`]). The policy lives here; the OS backend that
+//! actually blocks lives in one file per backend, chosen below by `cfg`.
+//!
+//! # Policy
+//!
+//! A waiter first polls with the best micro-yield ([`crate::arch`]) for a
+//! bounded budget, measured in time and converted once per process to a count
+//! of micro-yields. Hot forks never leave this phase, so they make no
+//! syscall. Past the budget the waiter parks in the kernel until woken, so an
+//! idle pool costs no CPU. The budget shrinks to a few microseconds when the
+//! team has more threads than the CPUs this process may use: a waiter then
+//! most likely waits for a thread that is not even running, and spinning only
+//! delays it. Without `std` nothing can park, and waits spin.
+//!
+//! # No lost wakeup
+//!
+//! Parking races with the event the parker waits for. Both sides follow the
+//! same Dekker pattern, with a `fence(SeqCst)` between a store and a load:
+//!
+//! | | waker | parker |
+//! |---|---|---|
+//! | 1 | store the event (new generation, last decrement) | announce itself (`sleepers += 1`, `caller_parked = true`) |
+//! | 2 | `fence(SeqCst)` | `fence(SeqCst)` |
+//! | 3 | load the announcement; if set, wake | load the event word; if unchanged, block on it |
+//!
+//! The two fences are totally ordered. If the waker's fence comes first, the
+//! parker's load at step 3 sees the event and it does not block. If the
+//! parker's fence comes first, the waker's load at step 3 sees the
+//! announcement and it wakes. A wake that lands between the parker's step 3
+//! and its block is not lost either: the backend blocks only while the word
+//! still holds the value the parker saw (futex semantics; the condvar backend
+//! checks the word under its mutex, which the waker takes to notify). So a
+//! parker never sleeps through the event it waits for. A waker may wake a
+//! parker that has already seen the event; the parker then re-checks and
+//! returns, which is harmless.
+//!
+//! The hot path pays one fence on the caller per fork and one on the last
+//! worker per fork, and makes a syscall only when someone has announced it is
+//! parked.
+
+#[cfg(not(loom))]
+use crate::arch::MicroYield;
+use crate::arch::Yielder;
+#[cfg(feature = "std")]
+use core::time::Duration;
+
+#[cfg(feature = "std")]
+mod parking;
+#[cfg(feature = "std")]
+pub(crate) use parking::Parking;
+
+/// The OS backend that blocks a parked thread: a futex on Linux, a
+/// mutex and condition variable elsewhere and under loom.
+#[cfg(all(
+    feature = "std",
+    not(loom),
+    any(target_os = "linux", target_os = "android")
+))]
+#[path = "futex.rs"]
+mod backend;
+#[cfg(all(
+    feature = "std",
+    any(loom, not(any(target_os = "linux", target_os = "android")))
+))]
+#[path = "condvar.rs"]
+mod backend;
+
+/// How idle threads of a pool wait for work.
+///
+/// ```
+/// use std::time::Duration;
+/// use tine::{ThreadPool, WaitPolicy};
+///
+/// // Latency first: never park, keep the cores.
+/// let hot = ThreadPool::builder().threads(2).wait_policy(WaitPolicy::AlwaysSpin).build()?;
+/// // Power first: park as soon as there is nothing to do.
+/// let cold = ThreadPool::builder().threads(2).wait_policy(WaitPolicy::AlwaysPark).build()?;
+/// // Spin 50 µs after each fork, then park.
+/// let tuned = ThreadPool::builder().threads(2).spin_budget(Duration::from_micros(50)).build()?;
+/// # let _ = (hot, cold, tuned);
+/// # Ok::<(), tine::Error>(())
+/// ```
+#[cfg(feature = "std")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WaitPolicy {
+    /// Spin for [`DEFAULT_SPIN`], or for [`OVERSUBSCRIBED_SPIN`] when the
+    /// pool has more threads than the CPUs this process may use, then park.
+    #[default]
+    Adaptive,
+    /// Spin for this long, then park, whatever the CPU count.
+    SpinThenPark(Duration),
+    /// Never park. Waits spin with micro-yields, then yield the core to the
+    /// OS in a loop: the lowest wake-up latency, but idle workers keep their
+    /// cores busy.
+    AlwaysSpin,
+    /// Park as soon as a wait begins: the lowest power, but every fork pays
+    /// the OS wake-up.
+    AlwaysPark,
+}
+
+/// How long [`WaitPolicy::Adaptive`] spins before parking.
+#[cfg(feature = "std")]
+pub const DEFAULT_SPIN: Duration = Duration::from_micros(500);
+
+/// How long [`WaitPolicy::Adaptive`] spins when the pool has more threads
+/// than usable CPUs.
+#[cfg(feature = "std")]
+pub const OVERSUBSCRIBED_SPIN: Duration = Duration::from_micros(5);
+
+/// A wait policy resolved for one team: the micro-yield, and how many of them
+/// to run before parking. Fixed when the team is built.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(loom, allow(dead_code))] // loom models yield the model thread instead
+pub(crate) struct Waiter {
+    yielder: Yielder,
+    /// Micro-yields before parking (or, where parking is off, before yielding
+    /// the core to the OS).
+    spin_limit: u32,
+    /// Whether waits past `spin_limit` park (std only).
+    parks: bool,
+}
+
+impl Waiter {
+    /// A waiter that never parks: what a team without `std` uses.
+    #[cfg_attr(feature = "std", allow(dead_code))]
+    pub(crate) fn spin_only() -> Self {
+        Waiter {
+            yielder: Yielder::best(),
+            spin_limit: u32::MAX,
+            parks: false,
+        }
+    }
+
+    /// Resolves `policy` for a team of `threads` threads.
+    #[cfg(feature = "std")]
+    pub(crate) fn new(policy: WaitPolicy, threads: usize) -> Self {
+        let yielder = Yielder::best();
+        let spin = match policy {
+            WaitPolicy::Adaptive if threads > usable_cpus() => Some(OVERSUBSCRIBED_SPIN),
+            WaitPolicy::Adaptive => Some(DEFAULT_SPIN),
+            WaitPolicy::SpinThenPark(spin) => Some(spin),
+            WaitPolicy::AlwaysPark => Some(Duration::ZERO),
+            WaitPolicy::AlwaysSpin => None,
+        };
+        let spin_limit = match spin {
+            // Under loom, spin twice whatever the budget (none for
+            // AlwaysPark), so models cover both the spinning and the parking
+            // path in few steps.
+            Some(spin) if cfg!(loom) => 2 * u32::from(!spin.is_zero()),
+            Some(spin) => yields_in(yielder, spin),
+            None => calibrated_yields_per_ms(yielder),
+        };
+        Waiter {
+            yielder,
+            spin_limit,
+            parks: spin.is_some(),
+        }
+    }
+
+    /// Whether waits past the budget park.
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    pub(crate) fn parks(&self) -> bool {
+        self.parks
+    }
+
+    /// Polls `ready` with micro-yields for the spin budget. Returns whether it
+    /// became true; `false` means the caller should park (if it can).
+    #[inline]
+    pub(crate) fn spin(&self, mut ready: impl FnMut() -> bool) -> bool {
+        #[cfg(loom)]
+        for _ in 0..self.spin_limit {
+            if ready() {
+                return true;
+            }
+            crate::sync::model_yield();
+        }
+        #[cfg(not(loom))]
+        for _ in 0..self.spin_limit {
+            if ready() {
+                return true;
+            }
+            self.yielder.micro_yield();
+        }
+        ready()
+    }
+
+    /// Returns once `ready` returns true, spinning and then yielding the core
+    /// between polls; never parks. For waits that have no wake-up partner.
+    #[inline]
+    pub(crate) fn spin_until(&self, mut ready: impl FnMut() -> bool) {
+        if self.spin(&mut ready) {
+            return;
+        }
+        while !ready() {
+            give_way(self);
+        }
+    }
+}
+
+/// The slow path of a wait that cannot park: give the core away.
+#[cold]
+fn give_way(waiter: &Waiter) {
+    #[cfg(loom)]
+    {
+        let _ = waiter;
+        crate::sync::model_yield();
+    }
+    #[cfg(all(feature = "std", not(loom)))]
+    {
+        let _ = waiter;
+        std::thread::yield_now();
+    }
+    #[cfg(not(feature = "std"))]
+    waiter.yielder.micro_yield();
+}
+
+/// How many micro-yields of `yielder` fit in `spin`, at least 1 unless
+/// `spin` is zero.
+#[cfg(feature = "std")]
+fn yields_in(yielder: Yielder, spin: Duration) -> u32 {
+    if spin.is_zero() {
+        return 0;
+    }
+    let per_ms = u128::from(calibrated_yields_per_ms(yielder));
+    let yields = spin.as_nanos() * per_ms / 1_000_000;
+    yields.clamp(1, u128::from(u32::MAX - 1)) as u32
+}
+
+/// Micro-yields per millisecond, measured once per process (a ~20 µs
+/// calibration). Micro-yields last from a few to over a hundred
+/// nanoseconds depending on the CPU, so a budget counted in yields alone
+/// would mean very different times on different machines.
+#[cfg(feature = "std")]
+fn calibrated_yields_per_ms(yielder: Yielder) -> u32 {
+    use crate::sync::UnmodeledAtomicU32;
+    use core::sync::atomic::Ordering::Relaxed;
+    static PER_MS: UnmodeledAtomicU32 = UnmodeledAtomicU32::new(0);
+    let cached = PER_MS.load(Relaxed);
+    if cached != 0 {
+        return cached;
+    }
+    const PROBES: u32 = 512;
+    let start = std::time::Instant::now();
+    for _ in 0..PROBES {
+        #[cfg(not(loom))]
+        yielder.micro_yield();
+    }
+    let nanos = start.elapsed().as_nanos().max(1);
+    let per_ms = (u128::from(PROBES) * 1_000_000 / nanos).clamp(1, u128::from(u32::MAX)) as u32;
+    let _ = yielder;
+    PER_MS.store(per_ms, Relaxed);
+    per_ms
+}
+
+/// How many CPUs this process may run on (affinity mask and cgroup quota, as
+/// `available_parallelism` reads them); `usize::MAX` when unknown, so that an
+/// unknown count never shrinks the budget.
+#[cfg(feature = "std")]
+fn usable_cpus() -> usize {
+    std::thread::available_parallelism().map_or(usize::MAX, |n| n.get())
+}

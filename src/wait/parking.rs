@@ -1,0 +1,119 @@
+//! The two parking handshakes of a fork, on top of an OS [`Backend`]: workers
+//! parking until the next generation, and the caller parking until the join.
+//! The no-lost-wakeup argument is at the top of `wait/mod.rs`.
+
+use super::backend::Backend;
+use super::Waiter;
+use crate::sync::{fence, AtomicBool, AtomicU32, Ordering};
+use crossbeam_utils::CachePadded;
+
+/// Who has announced that they are parked. Read on every fork by the caller
+/// and the last worker; written only on the parking paths.
+#[derive(Debug)]
+struct Announcements {
+    /// Workers parked, or about to park, on the generation word.
+    sleepers: AtomicU32,
+    /// Whether the caller is parked, or about to park, on the countdown.
+    caller_parked: AtomicBool,
+}
+
+/// A team's parking state.
+#[derive(Debug)]
+pub(crate) struct Parking {
+    announced: CachePadded<Announcements>,
+    backend: Backend,
+}
+
+impl Parking {
+    pub(crate) fn new() -> Self {
+        Parking {
+            announced: CachePadded::new(Announcements {
+                sleepers: AtomicU32::new(0),
+                caller_parked: AtomicBool::new(false),
+            }),
+            backend: Backend::new(),
+        }
+    }
+
+    /// A worker's wait for the generation to move past `seen`; returns the new
+    /// generation. Spins for the budget, then parks. A pending
+    /// [`crate::ThreadPool::sleep`] request (`park_now`) skips the spinning.
+    pub(crate) fn wait_for_fork(
+        &self,
+        waiter: &Waiter,
+        generation: &AtomicU32,
+        park_now: &AtomicBool,
+        seen: u32,
+    ) -> u32 {
+        // Acquire: pairs with the Release store in `Team::bump_generation`,
+        // so the job slot and stop flag written before it are ours.
+        let moved = || generation.load(Ordering::Acquire) != seen;
+        let wake = || moved() || park_now.load(Ordering::Relaxed);
+        loop {
+            let ready = waiter.spin(wake);
+            if moved() {
+                // Acquire: as above.
+                return generation.load(Ordering::Acquire);
+            }
+            if !ready && !waiter.parks() {
+                // Never parks (WaitPolicy::AlwaysSpin): keep polling, giving
+                // the core away between polls, until a fork or a sleep request.
+                waiter.spin_until(wake);
+                continue;
+            }
+            self.announced.sleepers.fetch_add(1, Ordering::Relaxed);
+            // SeqCst fence: pairs with the fence in `wake_workers` (Dekker).
+            fence(Ordering::SeqCst);
+            if generation.load(Ordering::Relaxed) == seen {
+                self.backend.wait(generation, seen);
+            }
+            self.announced.sleepers.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Called right after a new generation is stored: wakes parked workers.
+    /// Makes no syscall unless one has announced itself.
+    #[inline]
+    pub(crate) fn wake_workers(&self, generation: &AtomicU32) {
+        // SeqCst fence: pairs with the fence in `wait_for_fork` (Dekker).
+        fence(Ordering::SeqCst);
+        if self.announced.sleepers.load(Ordering::Relaxed) != 0 {
+            self.backend.wake_all(generation);
+        }
+    }
+
+    /// The caller's wait for the countdown to reach 1 (every worker done).
+    pub(crate) fn wait_for_join(&self, waiter: &Waiter, countdown: &AtomicU32) {
+        // Acquire: pairs with each worker's Release decrement in
+        // `Countdown::drop` (one release sequence), so their writes are ours.
+        let mut done = || countdown.load(Ordering::Acquire) == 1;
+        loop {
+            if waiter.spin(&mut done) {
+                return;
+            }
+            if !waiter.parks() {
+                return waiter.spin_until(&mut done);
+            }
+            self.announced.caller_parked.store(true, Ordering::Relaxed);
+            // SeqCst fence: pairs with the fence in `wake_caller` (Dekker).
+            fence(Ordering::SeqCst);
+            let left = countdown.load(Ordering::Relaxed);
+            if left != 1 {
+                self.backend.wait(countdown, left);
+            }
+            self.announced.caller_parked.store(false, Ordering::Relaxed);
+        }
+    }
+
+    /// Called by the last worker right after its decrement: wakes the caller
+    /// if it parked. The countdown lives in the team, which outlives every
+    /// worker, so this touches nothing the caller may have freed.
+    #[inline]
+    pub(crate) fn wake_caller(&self, countdown: &AtomicU32) {
+        // SeqCst fence: pairs with the fence in `wait_for_join` (Dekker).
+        fence(Ordering::SeqCst);
+        if self.announced.caller_parked.load(Ordering::Relaxed) {
+            self.backend.wake_all(countdown);
+        }
+    }
+}

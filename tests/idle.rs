@@ -1,0 +1,77 @@
+//! An idle pool costs (almost) no CPU. Its own test binary with one test, so
+//! the process's CPU time is the pool's.
+#![cfg(all(not(loom), unix))]
+
+use std::time::Duration;
+use tine::{ThreadPool, WaitPolicy};
+
+/// CPU time (user + system) of the whole process so far.
+fn process_cpu() -> Duration {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `usage` is a valid out-pointer for one rusage.
+    let status = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
+    assert_eq!(status, 0);
+    // SAFETY: getrusage filled it in.
+    let usage = unsafe { usage.assume_init() };
+    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
+}
+
+fn busy_then_idle(pool: &ThreadPool, idle: Duration) -> Duration {
+    for _ in 0..1000 {
+        pool.for_threads(|_, _| {});
+    }
+    let before = process_cpu();
+    std::thread::sleep(idle);
+    process_cpu() - before
+}
+
+#[test]
+fn idle_pools_park() {
+    // Bounds are generous (10% of one core) so they cannot flake; the exact
+    // figure is reported by the benchmark.
+    let limit = Duration::from_millis(50);
+
+    let pool = ThreadPool::try_spawn(2).unwrap();
+    let burnt = busy_then_idle(&pool, Duration::from_millis(500));
+    assert!(
+        burnt < limit,
+        "an idle 2-thread pool burnt {burnt:?} in 500 ms"
+    );
+    drop(pool);
+
+    let pool = ThreadPool::try_spawn(8).unwrap();
+    let burnt = busy_then_idle(&pool, Duration::from_millis(500));
+    assert!(
+        burnt < limit,
+        "an idle 8-thread pool burnt {burnt:?} in 500 ms"
+    );
+    drop(pool);
+
+    // The control: a pool that never parks does burn its worker's core, so
+    // the measurement above can see a spinning pool.
+    let pool = ThreadPool::builder()
+        .threads(2)
+        .wait_policy(WaitPolicy::AlwaysSpin)
+        .build()
+        .unwrap();
+    let burnt = busy_then_idle(&pool, Duration::from_millis(500));
+    assert!(
+        burnt > 2 * limit,
+        "a spinning pool burnt only {burnt:?} in 500 ms"
+    );
+
+    // `sleep` parks even that pool at once.
+    pool.sleep(0);
+    std::thread::sleep(Duration::from_millis(20)); // let the workers see it
+    let before = process_cpu();
+    std::thread::sleep(Duration::from_millis(500));
+    let burnt = process_cpu() - before;
+    assert!(burnt < limit, "a slept pool burnt {burnt:?} in 500 ms");
+    // And it still works.
+    let count = std::sync::atomic::AtomicUsize::new(0);
+    pool.for_threads(|_, _| {
+        count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    assert_eq!(count.into_inner(), 2);
+}
