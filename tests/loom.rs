@@ -254,3 +254,34 @@ fn stop_from_inside_a_task_is_passed_on_when_the_fork_joins() {
         }
     });
 }
+
+/// Two threads dispatch on one team at once: the calls are serialized and
+/// each sees its own results.
+#[test]
+fn concurrent_callers_are_serialized() {
+    loom::model(|| {
+        let team = Arc::new(Team::with_policy(2, WaitPolicy::AlwaysPark).unwrap());
+        let workers = start_workers(&team);
+        let other = {
+            let team = Arc::clone(&team);
+            thread::spawn(move || {
+                let cell = UnsafeCell::new(0usize);
+                team.for_threads(|thread_index, _| {
+                    if thread_index == 1 {
+                        cell.with_mut(|p| unsafe { *p = 1 });
+                    }
+                });
+                assert_eq!(cell.with(|p| unsafe { *p }), 1);
+            })
+        };
+        let cell = UnsafeCell::new(0usize);
+        team.for_threads(|thread_index, _| {
+            if thread_index == 1 {
+                cell.with_mut(|p| unsafe { *p = 2 });
+            }
+        });
+        assert_eq!(cell.with(|p| unsafe { *p }), 2);
+        other.join().unwrap();
+        stop_and_join(&team, workers);
+    });
+}
