@@ -410,34 +410,32 @@ impl Team {
             #[cfg(feature = "std")]
             &frame,
         );
-        self.publish(job);
+        let woke_workers = self.publish(job);
         self.run_caller_share(
             share,
+            woke_workers,
             #[cfg(feature = "std")]
             &frame,
         );
     }
 
-    /// Writes the job slot and bumps the generation. Only the holder calls
-    /// this, with every worker waiting.
-    fn publish(&self, job: Job) {
+    /// Writes the job slot, bumps the generation and wakes parked workers.
+    /// Only the holder calls this, with every worker waiting. Returns whether
+    /// some worker was parked.
+    fn publish(&self, job: Job) -> bool {
         // SAFETY: we hold the team and every worker has finished the previous
         // fork (the countdown we acquired was 0, or reached 1 in our join),
         // so no one reads the slot until the bump below.
         self.dispatch.job.with_mut(|slot| unsafe { *slot = job });
-        self.bump_generation();
-    }
-
-    /// Publishes a new generation and wakes parked workers. Only the team
-    /// holder calls this.
-    fn bump_generation(&self) {
         let generation = &self.dispatch.generation;
         let next = generation.load(Ordering::Relaxed).wrapping_add(1);
         // Release: publishes the job slot and counters; pairs with the
         // Acquire load in `wait_for_fork`.
         generation.store(next, Ordering::Release);
         #[cfg(feature = "std")]
-        self.parking.wake_workers(generation);
+        return self.parking.wake_workers(generation);
+        #[cfg(not(feature = "std"))]
+        false
     }
 
     /// Takes the team: `threads_to_sync` from 0 to `count`. Returns false when
@@ -492,10 +490,10 @@ impl Team {
     }
 
     /// Waits until every worker has finished its share.
-    fn join(&self) {
+    fn join(&self, woke_workers: bool) {
         #[cfg(feature = "std")]
         self.parking
-            .wait_for_join(&self.waiter, &self.threads_to_sync);
+            .wait_for_join(&self.waiter, &self.threads_to_sync, woke_workers);
         // Acquire: pairs with each worker's Release decrement in
         // `Countdown::drop` (one release sequence), so their writes are ours.
         #[cfg(not(feature = "std"))]
@@ -504,7 +502,7 @@ impl Team {
     }
 
     #[cfg(feature = "std")]
-    fn run_caller_share<F: Share>(&self, share: &F, frame: &Frame) {
+    fn run_caller_share<F: Share>(&self, share: &F, woke_workers: bool, frame: &Frame) {
         let outer = enter_frame(frame);
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             share(0, &self.dynamic_progress)
@@ -513,7 +511,7 @@ impl Team {
         if let Err(payload) = result {
             self.panic.offer(payload);
         }
-        self.join();
+        self.join(woke_workers);
         let payload = self.panic.take();
         self.release();
         if let Some(payload) = payload {
@@ -522,13 +520,13 @@ impl Team {
     }
 
     #[cfg(not(feature = "std"))]
-    fn run_caller_share<F: Share>(&self, share: &F) {
+    fn run_caller_share<F: Share>(&self, share: &F, _woke_workers: bool) {
         /// Joins and releases even if share 0 unwinds, so workers never
         /// outlive the closure they borrow.
         struct JoinOnDrop<'a>(&'a Team);
         impl Drop for JoinOnDrop<'_> {
             fn drop(&mut self) {
-                self.0.join();
+                self.0.join(false);
                 self.0.release();
             }
         }
@@ -568,7 +566,7 @@ impl Team {
         {
             let mut now = seen;
             self.waiter.spin_until(|| {
-                // Acquire: pairs with the Release store in `bump_generation`,
+                // Acquire: pairs with the Release store in `publish`,
                 // so the job slot and the stop flag written before it are ours.
                 now = generation.load(Ordering::Acquire);
                 now != seen

@@ -113,6 +113,14 @@ pub const DEFAULT_SPIN: Duration = Duration::from_micros(500);
 #[cfg(feature = "std")]
 pub const OVERSUBSCRIBED_SPIN: Duration = Duration::from_micros(5);
 
+/// `yield_now` calls after the spin and before parking.
+#[cfg(feature = "std")]
+const DEFAULT_YIELDS: u32 = 8;
+
+/// As [`DEFAULT_YIELDS`], with more threads than usable CPUs.
+#[cfg(feature = "std")]
+const OVERSUBSCRIBED_YIELDS: u32 = 32;
+
 /// A wait policy resolved for one team: the micro-yield, and how many of them
 /// to run before parking. Fixed when the team is built.
 #[derive(Clone, Copy, Debug)]
@@ -122,7 +130,11 @@ pub(crate) struct Waiter {
     /// Micro-yields before parking (or, where parking is off, before yielding
     /// the core to the OS).
     spin_limit: u32,
-    /// Whether waits past `spin_limit` park (std only).
+    /// `yield_now` calls between spinning and parking. A yielding thread stays
+    /// runnable, so with more threads than CPUs it hands its core to whoever
+    /// needs it and still sees the next fork without a wake-up syscall.
+    yield_limit: u32,
+    /// Whether waits past the budget park (std only).
     parks: bool,
 }
 
@@ -133,6 +145,7 @@ impl Waiter {
         Waiter {
             yielder: Yielder::best(),
             spin_limit: u32::MAX,
+            yield_limit: 0,
             parks: false,
         }
     }
@@ -141,24 +154,28 @@ impl Waiter {
     #[cfg(feature = "std")]
     pub(crate) fn new(policy: WaitPolicy, threads: usize) -> Self {
         let yielder = Yielder::best();
-        let spin = match policy {
-            WaitPolicy::Adaptive if threads > usable_cpus() => Some(OVERSUBSCRIBED_SPIN),
-            WaitPolicy::Adaptive => Some(DEFAULT_SPIN),
-            WaitPolicy::SpinThenPark(spin) => Some(spin),
-            WaitPolicy::AlwaysPark => Some(Duration::ZERO),
-            WaitPolicy::AlwaysSpin => None,
+        let oversubscribed = threads > usable_cpus();
+        let (spin, yield_limit) = match policy {
+            WaitPolicy::Adaptive if oversubscribed => {
+                (Some(OVERSUBSCRIBED_SPIN), OVERSUBSCRIBED_YIELDS)
+            }
+            WaitPolicy::Adaptive => (Some(DEFAULT_SPIN), DEFAULT_YIELDS),
+            WaitPolicy::SpinThenPark(spin) => (Some(spin), DEFAULT_YIELDS),
+            WaitPolicy::AlwaysPark => (Some(Duration::ZERO), 0),
+            WaitPolicy::AlwaysSpin => (None, 0),
         };
-        let spin_limit = match spin {
+        let (spin_limit, yield_limit) = match spin {
             // Under loom, spin twice whatever the budget (none for
             // AlwaysPark), so models cover both the spinning and the parking
             // path in few steps.
-            Some(spin) if cfg!(loom) => 2 * u32::from(!spin.is_zero()),
-            Some(spin) => yields_in(yielder, spin),
-            None => calibrated_yields_per_ms(yielder),
+            Some(spin) if cfg!(loom) => (2 * u32::from(!spin.is_zero()), 0),
+            Some(spin) => (yields_in(yielder, spin), yield_limit),
+            None => (calibrated_yields_per_ms(yielder), 0),
         };
         Waiter {
             yielder,
             spin_limit,
+            yield_limit,
             parks: spin.is_some(),
         }
     }
@@ -169,23 +186,35 @@ impl Waiter {
         self.parks
     }
 
-    /// Polls `ready` with micro-yields for the spin budget. Returns whether it
+    /// Polls `ready` with micro-yields for the spin budget, then with
+    /// `yield_now` between polls for the yield budget. Returns whether it
     /// became true; `false` means the caller should park (if it can).
     #[inline]
-    pub(crate) fn spin(&self, mut ready: impl FnMut() -> bool) -> bool {
+    pub(crate) fn spin(&self, ready: impl FnMut() -> bool) -> bool {
+        self.spin_for(self.spin_limit, ready)
+    }
+
+    #[inline]
+    fn spin_for(&self, spin_limit: u32, mut ready: impl FnMut() -> bool) -> bool {
         #[cfg(loom)]
-        for _ in 0..self.spin_limit {
+        for _ in 0..spin_limit {
             if ready() {
                 return true;
             }
             crate::sync::model_yield();
         }
         #[cfg(not(loom))]
-        for _ in 0..self.spin_limit {
+        for _ in 0..spin_limit {
             if ready() {
                 return true;
             }
             self.yielder.micro_yield();
+        }
+        for _ in 0..self.yield_limit {
+            if ready() {
+                return true;
+            }
+            give_way(self);
         }
         ready()
     }
