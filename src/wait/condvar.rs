@@ -8,7 +8,7 @@
 //! words of a team share the pair; a waiter woken for the other word simply
 //! re-checks its own and waits again.
 
-use crate::sync::{AtomicU32, Condvar, Mutex, Ordering};
+use crate::sync::{fence, AtomicU32, Condvar, Mutex, Ordering};
 
 /// Mutex and condvar parking.
 #[derive(Debug)]
@@ -23,6 +23,20 @@ impl Backend {
             lock: Mutex::new(()),
             condvar: Condvar::new(),
         }
+    }
+
+    /// The waker's side of a handshake (see `futex.rs`): here a plain fence.
+    #[inline(always)]
+    pub(crate) fn fast_fence(&self) {
+        // SeqCst fence: pairs with the fence in `slow_fence`.
+        fence(Ordering::SeqCst);
+    }
+
+    /// The parker's side of a handshake; always available here.
+    pub(crate) fn slow_fence(&self) -> bool {
+        // SeqCst fence: pairs with the fence in `fast_fence`.
+        fence(Ordering::SeqCst);
+        true
     }
 
     /// Blocks while `word == expected`. May return spuriously: callers

@@ -1,18 +1,69 @@
-//! Parking on Linux: a private futex on the word the waiter watches.
+//! Parking on Linux: a private futex on the word the waiter watches, and an
+//! asymmetric fence so the hot path needs no fence instruction.
 //!
 //! `wait` blocks only while the word still holds the value the waiter saw;
 //! the kernel checks that under its own lock, so a wake that races with the
-//! wait is never lost. No per-team state is needed.
+//! wait is never lost.
+//!
+//! # Asymmetric fences
+//!
+//! The Dekker handshakes in `wait/mod.rs` need a full fence on both sides.
+//! The waker's side runs on every fork; the parker's side only when a thread
+//! is about to sleep. So, where the kernel offers it, the parker issues
+//! `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`, which makes every running
+//! thread of the process execute a full memory barrier before it returns,
+//! and the waker only needs a compiler fence. Either the waker's load of the
+//! announcement comes after the barrier membarrier forced on its CPU, so it
+//! sees the announcement stored before the membarrier, or it came before it,
+//! and then the waker's earlier event store was drained by that barrier and
+//! is visible to the parker's check after membarrier returns. A waker that
+//! was not running at the time passed a context switch, itself a full
+//! barrier. This is the asymmetric fence of liburcu and folly. If the kernel
+//! refuses to register the process for membarrier, both sides use
+//! `fence(SeqCst)`.
 
-use crate::sync::AtomicU32;
+use crate::sync::{fence, AtomicU32, Ordering};
+use core::sync::atomic::{compiler_fence, AtomicU8};
 
-/// Futex-based parking; zero-sized.
-#[derive(Debug, Default)]
-pub(crate) struct Backend;
+/// Futex parking, with the fence strategy chosen once per process.
+#[derive(Debug)]
+pub(crate) struct Backend {
+    /// Whether membarrier carries the parker's side of the handshakes.
+    asymmetric: bool,
+}
 
 impl Backend {
     pub(crate) fn new() -> Self {
-        Backend
+        Backend {
+            asymmetric: membarrier_registered(),
+        }
+    }
+
+    /// The waker's side of a handshake, between its event store and its load
+    /// of the announcement. On the hot path.
+    #[inline(always)]
+    pub(crate) fn fast_fence(&self) {
+        if self.asymmetric {
+            // The parker's membarrier supplies the hardware barrier.
+            compiler_fence(Ordering::SeqCst);
+        } else {
+            // SeqCst fence: pairs with the fence in `slow_fence`.
+            fence(Ordering::SeqCst);
+        }
+    }
+
+    /// The parker's side, between its announcement and its check of the
+    /// event. Returns false if the barrier could not be had, in which case
+    /// the caller must not block.
+    pub(crate) fn slow_fence(&self) -> bool {
+        // SeqCst fence: pairs with the fence in `fast_fence` (symmetric mode).
+        fence(Ordering::SeqCst);
+        if !self.asymmetric {
+            return true;
+        }
+        // SAFETY: membarrier takes no pointers; the command is valid once the
+        // process has registered for it, which `asymmetric` records.
+        unsafe { libc::syscall(libc::SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0 }
     }
 
     /// Blocks while `word == expected`. May return spuriously: callers
@@ -41,6 +92,42 @@ impl Backend {
                 libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
                 i32::MAX,
             );
+        }
+    }
+}
+
+/// From the Linux UAPI `linux/membarrier.h`.
+const MEMBARRIER_CMD_PRIVATE_EXPEDITED: libc::c_int = 1 << 3;
+const MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED: libc::c_int = 1 << 4;
+
+/// Registers the process for private expedited membarrier, once; returns
+/// whether it is registered.
+fn membarrier_registered() -> bool {
+    const UNKNOWN: u8 = 0;
+    const REGISTERED: u8 = 1;
+    const REFUSED: u8 = 2;
+    /// Process-wide, outside any model: registration is a property of the
+    /// process, and registering twice is harmless.
+    static STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
+    match STATE.load(Ordering::Relaxed) {
+        REGISTERED => true,
+        REFUSED => false,
+        _ => {
+            // SAFETY: membarrier takes no pointers; registering is idempotent.
+            let status = unsafe {
+                libc::syscall(
+                    libc::SYS_membarrier,
+                    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+                    0,
+                    0,
+                )
+            };
+            let registered = status == 0;
+            STATE.store(
+                if registered { REGISTERED } else { REFUSED },
+                Ordering::Relaxed,
+            );
+            registered
         }
     }
 }

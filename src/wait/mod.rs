@@ -39,9 +39,11 @@
 //! parker that has already seen the event; the parker then re-checks and
 //! returns, which is harmless.
 //!
-//! The hot path pays one fence on the caller per fork and one on the last
-//! worker per fork, and makes a syscall only when someone has announced it is
-//! parked.
+//! The fences are the backend's (`fast_fence` for the waker, `slow_fence`
+//! for the parker). On Linux the parker's is `membarrier`, which lets the
+//! waker's be a mere compiler fence (see `futex.rs`), so the hot path runs
+//! no fence instruction; elsewhere both are `fence(SeqCst)`. Either way a
+//! fork makes a syscall only when someone has announced that it is parked.
 
 #[cfg(not(loom))]
 use crate::arch::MicroYield;

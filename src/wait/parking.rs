@@ -4,7 +4,7 @@
 
 use super::backend::Backend;
 use super::Waiter;
-use crate::sync::{fence, AtomicBool, AtomicU32, Ordering};
+use crate::sync::{AtomicBool, AtomicU32, Ordering};
 use crossbeam_utils::CachePadded;
 
 /// Who has announced that they are parked. Read on every fork by the caller
@@ -62,12 +62,15 @@ impl Parking {
                 continue;
             }
             self.announced.sleepers.fetch_add(1, Ordering::Relaxed);
-            // SeqCst fence: pairs with the fence in `wake_workers` (Dekker).
-            fence(Ordering::SeqCst);
-            if generation.load(Ordering::Relaxed) == seen {
+            // Dekker: pairs with the fast fence in `wake_workers`.
+            let fenced = self.backend.slow_fence();
+            if fenced && generation.load(Ordering::Relaxed) == seen {
                 self.backend.wait(generation, seen);
             }
             self.announced.sleepers.fetch_sub(1, Ordering::Relaxed);
+            if !fenced {
+                waiter.spin_until(wake);
+            }
         }
     }
 
@@ -76,8 +79,8 @@ impl Parking {
     /// made one.
     #[inline]
     pub(crate) fn wake_workers(&self, generation: &AtomicU32) -> bool {
-        // SeqCst fence: pairs with the fence in `wait_for_fork` (Dekker).
-        fence(Ordering::SeqCst);
+        // Dekker: pairs with the slow fence in `wait_for_fork`.
+        self.backend.fast_fence();
         let parked = self.announced.sleepers.load(Ordering::Relaxed) != 0;
         if parked {
             self.backend.wake_all(generation);
@@ -110,13 +113,16 @@ impl Parking {
                 return waiter.spin_until(&mut done);
             }
             self.announced.caller_parked.store(true, Ordering::Relaxed);
-            // SeqCst fence: pairs with the fence in `wake_caller` (Dekker).
-            fence(Ordering::SeqCst);
+            // Dekker: pairs with the fast fence in `wake_caller`.
+            let fenced = self.backend.slow_fence();
             let left = countdown.load(Ordering::Relaxed);
-            if left != 1 {
+            if fenced && left != 1 {
                 self.backend.wait(countdown, left);
             }
             self.announced.caller_parked.store(false, Ordering::Relaxed);
+            if !fenced {
+                return waiter.spin_until(&mut done);
+            }
         }
     }
 
@@ -125,8 +131,8 @@ impl Parking {
     /// worker, so this touches nothing the caller may have freed.
     #[inline]
     pub(crate) fn wake_caller(&self, countdown: &AtomicU32) {
-        // SeqCst fence: pairs with the fence in `wait_for_join` (Dekker).
-        fence(Ordering::SeqCst);
+        // Dekker: pairs with the slow fence in `wait_for_join`.
+        self.backend.fast_fence();
         if self.announced.caller_parked.load(Ordering::Relaxed) {
             self.backend.wake_all(countdown);
         }
