@@ -75,28 +75,21 @@ pub(crate) trait Share: Fn(usize, &AtomicUsize) + Sync {}
 impl<F: Fn(usize, &AtomicUsize) + Sync> Share for F {}
 
 /// What the holder publishes with a generation: a type-erased pointer to the
-/// caller's share closure, or the order to exit.
+/// caller's share closure, or (with a null `data`) the order to exit. Two
+/// words, so publishing it costs two stores to the line workers poll. Only
+/// the holder writes the exit job, so a worker can never skip a fork it was
+/// counted in.
 #[derive(Clone, Copy)]
 struct Job {
     data: *const (),
     run: unsafe fn(*const (), usize, &AtomicUsize),
-    /// The dispatching thread's fork frame, so workers can tell (from inside
-    /// a task) which forks they are nested in.
-    #[cfg(feature = "std")]
-    frame: *const Frame,
-    /// Leave the worker loop instead of running anything. Only the holder
-    /// writes it, so a worker can never skip a fork it was counted in.
-    exit: bool,
 }
 
 impl Job {
-    fn new<F: Share>(share: &F, #[cfg(feature = "std")] frame: &Frame) -> Self {
+    fn new<F: Share>(share: &F) -> Self {
         Job {
             data: (share as *const F).cast(),
             run: run_erased::<F>,
-            #[cfg(feature = "std")]
-            frame,
-            exit: false,
         }
     }
 
@@ -104,10 +97,11 @@ impl Job {
         Job {
             data: core::ptr::null(),
             run: run_nothing,
-            #[cfg(feature = "std")]
-            frame: core::ptr::null(),
-            exit: true,
         }
+    }
+
+    fn is_exit(&self) -> bool {
+        self.data.is_null()
     }
 }
 
@@ -179,6 +173,11 @@ pub struct Team {
     /// Whether the exit job has been published. Read and written only by
     /// the holder.
     exit_published: AtomicBool,
+    /// The holder's fork frame, so a worker inside a task can tell which
+    /// forks wait for it (see [`Frame`]). Written by the holder before each
+    /// publish, read by workers only inside a share.
+    #[cfg(feature = "std")]
+    dispatcher_frame: UnsafeCell<*const Frame>,
     threads: usize,
     initial_generation: Generation,
     /// Worker slots handed out so far (cold; `run_worker` only).
@@ -277,6 +276,8 @@ impl Team {
             dynamic_progress: CachePadded::new(AtomicUsize::new(0)),
             stop: CachePadded::new(AtomicBool::new(false)),
             exit_published: AtomicBool::new(false),
+            #[cfg(feature = "std")]
+            dispatcher_frame: UnsafeCell::new(core::ptr::null()),
             threads,
             initial_generation: start,
             claimed: AtomicUsize::new(claimed),
@@ -404,13 +405,13 @@ impl Team {
             self.dispatch.park_now.store(false, Ordering::Relaxed);
         }
         #[cfg(feature = "std")]
-        let frame = Frame::new(self);
-        let job = Job::new(
-            share,
-            #[cfg(feature = "std")]
-            &frame,
-        );
-        let woke_workers = self.publish(job);
+        let frame = Frame::dispatcher(self);
+        // SAFETY: as for the job slot in `publish`: we hold the team and no
+        // worker is inside a share.
+        #[cfg(feature = "std")]
+        self.dispatcher_frame
+            .with_mut(|slot| unsafe { *slot = &frame });
+        let woke_workers = self.publish(Job::new(share));
         self.run_caller_share(
             share,
             woke_workers,
@@ -494,6 +495,8 @@ impl Team {
         #[cfg(feature = "std")]
         self.parking
             .wait_for_join(&self.waiter, &self.threads_to_sync, woke_workers);
+        #[cfg(not(feature = "std"))]
+        let _ = woke_workers;
         // Acquire: pairs with each worker's Release decrement in
         // `Countdown::drop` (one release sequence), so their writes are ours.
         #[cfg(not(feature = "std"))]
@@ -547,7 +550,7 @@ impl Team {
             // SAFETY: the holder wrote the slot before the generation store we
             // acquired and will not write it again before our decrement.
             let job = self.dispatch.job.with(|slot| unsafe { *slot });
-            if job.exit {
+            if job.is_exit() {
                 break;
             }
             self.run_worker_share(job, thread_index);
@@ -582,10 +585,7 @@ impl Team {
         {
             // This share runs inside the dispatcher's fork, and inside
             // whatever forks the dispatcher runs in.
-            let frame = Frame {
-                team: self,
-                parent: job.frame,
-            };
+            let frame = Frame::worker(self);
             let outer = enter_frame(&frame);
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 // SAFETY: the job's closure outlives the fork, and the fork
@@ -649,22 +649,47 @@ fn run_inline<F: Share>(threads: usize, share: &F) {
 
 /// One level of fork nesting: "this thread runs a share of `team`'s fork,
 /// which runs inside `parent`". A dispatcher's frame lives on its stack for
-/// the whole fork; workers link their own frame to it through the job. The
+/// the whole fork, and its parent is whatever fork the dispatcher itself
+/// runs in. A worker's frame has no parent of its own: it runs inside the
+/// fork of `team`'s current dispatcher, whose frame the team records. The
 /// chain tells a thread which forks (transitively) wait for it.
 #[cfg(feature = "std")]
 pub(crate) struct Frame {
     team: *const Team,
+    /// The enclosing fork; for a worker's frame, null (see above).
     parent: *const Frame,
+    worker: bool,
 }
 
 #[cfg(feature = "std")]
 impl Frame {
     /// The dispatcher's frame for a fork of `team`.
-    fn new(team: &Team) -> Self {
+    fn dispatcher(team: &Team) -> Self {
         Frame {
             team,
             parent: CURRENT_FRAME.with(|current| current.get()),
+            worker: false,
         }
+    }
+
+    /// A worker's frame while it runs a share of `team`'s fork.
+    fn worker(team: &Team) -> Self {
+        Frame {
+            team,
+            parent: core::ptr::null(),
+            worker: true,
+        }
+    }
+
+    /// The fork this frame's fork runs inside.
+    fn enclosing(&self) -> *const Frame {
+        if !self.worker {
+            return self.parent;
+        }
+        // SAFETY: this worker frame is live, so its team's fork is running
+        // and its holder wrote `dispatcher_frame` before publishing it; the
+        // holder's frame lives until the fork joins, which waits for us.
+        unsafe { (*self.team).dispatcher_frame.with(|slot| *slot) }
     }
 }
 
@@ -710,7 +735,7 @@ fn frames_contain(team: &Team) -> bool {
         if core::ptr::eq(this.team, team) {
             return true;
         }
-        frame = this.parent;
+        frame = this.enclosing();
     }
     false
 }

@@ -446,6 +446,33 @@ fn stop_from_anywhere_lets_the_fork_finish_and_the_workers_leave() {
     }
 }
 
+/// A stop that reaches a team through another pool's worker: a task of
+/// team A forks on pool B, and B's worker stops A. B's worker is (through
+/// B's dispatcher) inside A's fork, so it must not wait for A.
+#[test]
+fn stop_through_a_nested_pool_does_not_deadlock() {
+    let team = Team::new(3).unwrap();
+    let inner = ThreadPool::try_spawn(2).unwrap();
+    let ran = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 1..team.threads() {
+            scope.spawn(|| team.run_worker().unwrap());
+        }
+        team.for_threads(|outer, _| {
+            if outer == 1 {
+                inner.for_threads(|thread_index, _| {
+                    if thread_index == 1 {
+                        team.stop();
+                    }
+                });
+            }
+            ran.fetch_add(1, Relaxed);
+        });
+    });
+    assert_eq!(ran.load(Relaxed), 3);
+    assert!(team.is_stopped());
+}
+
 #[test]
 fn try_stop_only_stops_an_idle_team() {
     let team = Team::new(2).unwrap();
