@@ -118,6 +118,18 @@ unsafe fn run_erased<F: Share>(data: *const (), thread_index: usize, progress: &
 /// The trampoline of the exit job, which no worker runs.
 unsafe fn run_nothing(_: *const (), _: usize, _: &AtomicUsize) {}
 
+/// The join countdown, and what only the holder writes during a fork: on one
+/// cache line, which the holder owns exclusively right after taking the team,
+/// so its per-fork writes cost no extra transfer.
+struct JoinLine {
+    threads_to_sync: AtomicU32,
+    /// The holder's fork frame, so a worker inside a task can tell which
+    /// forks wait for it (see [`Frame`]). Written by the holder before each
+    /// publish, read by workers only inside a share.
+    #[cfg(feature = "std")]
+    dispatcher_frame: UnsafeCell<*const Frame>,
+}
+
 /// The generation counter and the job it publishes, on one cache line.
 struct Dispatch {
     generation: AtomicGeneration,
@@ -165,7 +177,7 @@ struct Dispatch {
 /// busy runs inline.
 pub struct Team {
     dispatch: CachePadded<Dispatch>,
-    threads_to_sync: CachePadded<AtomicU32>,
+    join: CachePadded<JoinLine>,
     dynamic_progress: CachePadded<AtomicUsize>,
     /// Set by [`Team::stop`]: the user's request. Workers never read it; the
     /// holder turns it into an exit job (once, `exit_published`).
@@ -173,11 +185,6 @@ pub struct Team {
     /// Whether the exit job has been published. Read and written only by
     /// the holder.
     exit_published: AtomicBool,
-    /// The holder's fork frame, so a worker inside a task can tell which
-    /// forks wait for it (see [`Frame`]). Written by the holder before each
-    /// publish, read by workers only inside a share.
-    #[cfg(feature = "std")]
-    dispatcher_frame: UnsafeCell<*const Frame>,
     threads: usize,
     initial_generation: Generation,
     /// Worker slots handed out so far (cold; `run_worker` only).
@@ -272,12 +279,14 @@ impl Team {
                 #[cfg(feature = "std")]
                 park_now: AtomicBool::new(false),
             }),
-            threads_to_sync: CachePadded::new(AtomicU32::new(0)),
+            join: CachePadded::new(JoinLine {
+                threads_to_sync: AtomicU32::new(0),
+                #[cfg(feature = "std")]
+                dispatcher_frame: UnsafeCell::new(core::ptr::null()),
+            }),
             dynamic_progress: CachePadded::new(AtomicUsize::new(0)),
             stop: CachePadded::new(AtomicBool::new(false)),
             exit_published: AtomicBool::new(false),
-            #[cfg(feature = "std")]
-            dispatcher_frame: UnsafeCell::new(core::ptr::null()),
             threads,
             initial_generation: start,
             claimed: AtomicUsize::new(claimed),
@@ -340,7 +349,7 @@ impl Team {
         if !self.acquire(1) {
             while !self.try_acquire(1) {
                 self.waiter
-                    .spin_until(|| self.threads_to_sync.load(Ordering::Relaxed) == 0);
+                    .spin_until(|| self.join.threads_to_sync.load(Ordering::Relaxed) == 0);
             }
         }
         self.release();
@@ -409,7 +418,8 @@ impl Team {
         // SAFETY: as for the job slot in `publish`: we hold the team and no
         // worker is inside a share.
         #[cfg(feature = "std")]
-        self.dispatcher_frame
+        self.join
+            .dispatcher_frame
             .with_mut(|slot| unsafe { *slot = &frame });
         let woke_workers = self.publish(Job::new(share));
         self.run_caller_share(
@@ -451,7 +461,8 @@ impl Team {
     fn try_acquire(&self, count: u32) -> bool {
         // Acquire: pairs with the Release store in `release`, so the previous
         // fork's reads of the job slot happen before our write.
-        self.threads_to_sync
+        self.join
+            .threads_to_sync
             .compare_exchange(0, count, Ordering::Acquire, Ordering::Relaxed)
             .is_ok()
     }
@@ -466,7 +477,7 @@ impl Team {
             }
             loop {
                 self.waiter
-                    .spin_until(|| self.threads_to_sync.load(Ordering::Relaxed) == 0);
+                    .spin_until(|| self.join.threads_to_sync.load(Ordering::Relaxed) == 0);
                 if self.try_acquire(count) {
                     return true;
                 }
@@ -487,21 +498,21 @@ impl Team {
             self.publish(Job::exit());
         }
         // Release: pairs with the Acquire compare-exchange in `acquire`.
-        self.threads_to_sync.store(0, Ordering::Release);
+        self.join.threads_to_sync.store(0, Ordering::Release);
     }
 
     /// Waits until every worker has finished its share.
     fn join(&self, woke_workers: bool) {
         #[cfg(feature = "std")]
         self.parking
-            .wait_for_join(&self.waiter, &self.threads_to_sync, woke_workers);
+            .wait_for_join(&self.waiter, &self.join.threads_to_sync, woke_workers);
         #[cfg(not(feature = "std"))]
         let _ = woke_workers;
         // Acquire: pairs with each worker's Release decrement in
         // `Countdown::drop` (one release sequence), so their writes are ours.
         #[cfg(not(feature = "std"))]
         self.waiter
-            .spin_until(|| self.threads_to_sync.load(Ordering::Acquire) == 1);
+            .spin_until(|| self.join.threads_to_sync.load(Ordering::Acquire) == 1);
     }
 
     #[cfg(feature = "std")]
@@ -625,7 +636,7 @@ struct Countdown<'a>(&'a Team);
 
 impl Drop for Countdown<'_> {
     fn drop(&mut self) {
-        let countdown = &self.0.threads_to_sync;
+        let countdown = &self.0.join.threads_to_sync;
         // Release: pairs with the Acquire load in the caller's join, publishing
         // this share's writes (and any panic payload) to the caller.
         let before = countdown.fetch_sub(1, Ordering::Release);
@@ -687,9 +698,13 @@ impl Frame {
             return self.parent;
         }
         // SAFETY: this worker frame is live, so its team's fork is running
-        // and its holder wrote `dispatcher_frame` before publishing it; the
+        // and its holder wrote `dispatcher_frame` before publishing it (the
+        // generation's Release/Acquire orders the write before our read); the
         // holder's frame lives until the fork joins, which waits for us.
-        unsafe { (*self.team).dispatcher_frame.with(|slot| *slot) }
+        unsafe {
+            let team = &*self.team;
+            team.join.dispatcher_frame.with(|slot| *slot)
+        }
     }
 }
 
