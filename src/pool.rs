@@ -134,10 +134,13 @@ struct JoinLine {
 struct Dispatch {
     generation: AtomicGeneration,
     job: UnsafeCell<Job>,
-    /// Set by [`Team::sleep`]: idle workers park without spinning. Cleared by
-    /// the next fork. Here because workers poll this line anyway.
+    /// The generation during which [`Team::sleep`] was last called: a worker
+    /// waiting past exactly this generation parks without spinning. The
+    /// next fork moves the generation on, which ends the request, so the
+    /// fork path never has to touch this. Here because workers poll this
+    /// line anyway.
     #[cfg(feature = "std")]
-    park_now: AtomicBool,
+    sleep_generation: AtomicGeneration,
 }
 
 /// The fork-join protocol: a team of `threads` threads that run one closure
@@ -277,7 +280,8 @@ impl Team {
                 generation: AtomicGeneration::new(start),
                 job: UnsafeCell::new(Job::exit()),
                 #[cfg(feature = "std")]
-                park_now: AtomicBool::new(false),
+                // A generation no worker waits past for 2^32 forks.
+                sleep_generation: AtomicGeneration::new(start.wrapping_sub(1)),
             }),
             join: CachePadded::new(JoinLine {
                 threads_to_sync: AtomicU32::new(0),
@@ -385,7 +389,12 @@ impl Team {
     #[cfg(feature = "std")]
     pub fn sleep(&self, microseconds: u64) {
         let _ = microseconds;
-        self.dispatch.park_now.store(true, Ordering::Relaxed);
+        let generation = self.dispatch.generation.load(Ordering::Relaxed);
+        // A fork racing with this call may move the generation first; then
+        // the request is simply over, as it would be at that fork anyway.
+        self.dispatch
+            .sleep_generation
+            .store(generation, Ordering::Relaxed);
     }
 
     /// Whether [`Team::stop`] or a successful [`Team::try_stop`] has been
@@ -408,10 +417,6 @@ impl Team {
         }
         if reset_progress {
             self.dynamic_progress.store(0, Ordering::Relaxed);
-        }
-        #[cfg(feature = "std")]
-        if self.dispatch.park_now.load(Ordering::Relaxed) {
-            self.dispatch.park_now.store(false, Ordering::Relaxed);
         }
         #[cfg(feature = "std")]
         let frame = Frame::dispatcher(self);
@@ -555,6 +560,13 @@ impl Team {
     /// (a second one would count down twice and let the caller return while a
     /// share still runs).
     pub(crate) unsafe fn work(&self, thread_index: usize) {
+        // A worker runs user code only inside shares of this team's forks,
+        // so its frame can stay entered for its whole life: set the
+        // thread-local once here, not twice per share.
+        #[cfg(feature = "std")]
+        let frame = Frame::worker(self);
+        #[cfg(feature = "std")]
+        let outer = enter_frame(&frame);
         let mut seen = self.initial_generation;
         loop {
             seen = self.wait_for_fork(seen);
@@ -566,6 +578,8 @@ impl Team {
             }
             self.run_worker_share(job, thread_index);
         }
+        #[cfg(feature = "std")]
+        leave_frame(outer);
     }
 
     /// Waits for the generation to move past `seen`; returns the new one.
@@ -573,9 +587,12 @@ impl Team {
     fn wait_for_fork(&self, seen: Generation) -> Generation {
         let generation = &self.dispatch.generation;
         #[cfg(feature = "std")]
-        return self
-            .parking
-            .wait_for_fork(&self.waiter, generation, &self.dispatch.park_now, seen);
+        return self.parking.wait_for_fork(
+            &self.waiter,
+            generation,
+            &self.dispatch.sleep_generation,
+            seen,
+        );
         #[cfg(not(feature = "std"))]
         {
             let mut now = seen;
@@ -594,16 +611,11 @@ impl Team {
         let countdown = Countdown(self);
         #[cfg(feature = "std")]
         {
-            // This share runs inside the dispatcher's fork, and inside
-            // whatever forks the dispatcher runs in.
-            let frame = Frame::worker(self);
-            let outer = enter_frame(&frame);
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 // SAFETY: the job's closure outlives the fork, and the fork
                 // cannot end before `countdown` drops below.
                 unsafe { (job.run)(job.data, thread_index, &self.dynamic_progress) }
             }));
-            leave_frame(outer);
             if let Err(payload) = result {
                 self.panic.offer(payload);
             }
@@ -683,7 +695,8 @@ impl Frame {
         }
     }
 
-    /// A worker's frame while it runs a share of `team`'s fork.
+    /// A worker's frame: entered once for the worker's life, it stands for
+    /// whichever fork of `team` the worker is running a share of.
     fn worker(team: &Team) -> Self {
         Frame {
             team,

@@ -54,13 +54,15 @@ impl Backend {
         }
     }
 
-    /// Wakes every thread blocked in `wait`.
-    pub(crate) fn wake_all(&self, word: &AtomicU32) {
+    /// Wakes every thread blocked in `wait`; returns true (it cannot tell
+    /// whether anyone was blocked).
+    pub(crate) fn wake_all(&self, word: &AtomicU32) -> bool {
         let _ = word;
         let _guard = self
             .lock
             .lock()
             .unwrap_or_else(|poison| poison.into_inner());
         self.condvar.notify_all();
+        true
     }
 }

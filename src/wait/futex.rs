@@ -8,8 +8,8 @@
 //! # Asymmetric fences
 //!
 //! The Dekker handshakes in `wait/mod.rs` need a full fence on both sides.
-//! The waker's side runs on every fork; the parker's side only when a thread
-//! is about to sleep. So, where the kernel offers it, the parker issues
+//! In the workers' handshake the waker's side runs on every fork, on the
+//! critical path; the parker's side only when a worker is about to sleep. So, where the kernel offers it, the parker issues
 //! `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`, which makes every running
 //! thread of the process execute a full memory barrier before it returns,
 //! and the waker only needs a compiler fence. Either the waker's load of the
@@ -21,6 +21,12 @@
 //! barrier. This is the asymmetric fence of liburcu and folly. If the kernel
 //! refuses to register the process for membarrier, both sides use
 //! `fence(SeqCst)`.
+//!
+//! This argument is about the hardware and the kernel, outside the Rust
+//! memory model, and loom cannot check it: loom runs the condvar backend,
+//! with fences on both sides. The caller's join handshake keeps plain fences:
+//! its waker (the last worker) fences after its decrement, off the critical
+//! path.
 
 use crate::sync::{fence, AtomicU32, Ordering};
 use core::sync::atomic::{compiler_fence, AtomicU8};
@@ -82,17 +88,18 @@ impl Backend {
         }
     }
 
-    /// Wakes every thread blocked on `word`.
-    pub(crate) fn wake_all(&self, word: &AtomicU32) {
+    /// Wakes every thread blocked on `word`; returns whether it woke any.
+    pub(crate) fn wake_all(&self, word: &AtomicU32) -> bool {
         // SAFETY: FUTEX_WAKE only uses the address as a key; `word` is live.
-        unsafe {
+        let woken = unsafe {
             libc::syscall(
                 libc::SYS_futex,
                 word.as_ptr(),
                 libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
                 i32::MAX,
-            );
-        }
+            )
+        };
+        woken > 0
     }
 }
 

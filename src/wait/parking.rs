@@ -4,7 +4,7 @@
 
 use super::backend::Backend;
 use super::Waiter;
-use crate::sync::{AtomicBool, AtomicU32, Ordering};
+use crate::sync::{fence, AtomicBool, AtomicU32, Ordering};
 use crossbeam_utils::CachePadded;
 
 /// Who has announced that they are parked. Read on every fork by the caller
@@ -37,20 +37,25 @@ impl Parking {
 
     /// A worker's wait for the generation to move past `seen`; returns the new
     /// generation. Spins for the budget, then parks. A pending
-    /// [`crate::ThreadPool::sleep`] request (`park_now`) skips the spinning.
+    /// [`crate::ThreadPool::sleep`] request (`sleep_generation == seen`) skips
+    /// the spinning.
     pub(crate) fn wait_for_fork(
         &self,
         waiter: &Waiter,
         generation: &AtomicU32,
-        park_now: &AtomicBool,
+        sleep_generation: &AtomicU32,
         seen: u32,
     ) -> u32 {
-        // Acquire: pairs with the Release store in `Team::publish`,
-        // so the job slot and stop flag written before it are ours.
+        // Acquire: pairs with the Release store in `Team::publish`, so the
+        // job slot written before it is ours.
         let moved = || generation.load(Ordering::Acquire) != seen;
-        let wake = || moved() || park_now.load(Ordering::Relaxed);
+        let wake = || moved() || sleep_generation.load(Ordering::Relaxed) == seen;
+        let mut spin = true;
         loop {
-            let ready = waiter.spin(wake);
+            // After a park that returned without a fork (a spurious or stale
+            // wake-up), go straight back to parking instead of spinning the
+            // whole budget again.
+            let ready = if spin { waiter.spin(wake) } else { wake() };
             if moved() {
                 // Acquire: as above.
                 return generation.load(Ordering::Acquire);
@@ -69,23 +74,23 @@ impl Parking {
             }
             self.announced.sleepers.fetch_sub(1, Ordering::Relaxed);
             if !fenced {
-                waiter.spin_until(wake);
+                // Cannot park safely: wait for the fork without parking (and
+                // without the sleep request, which would make this a busy
+                // loop through the failing barrier).
+                waiter.spin_until(moved);
             }
+            spin = false;
         }
     }
 
     /// Called right after a new generation is stored: wakes parked workers.
     /// Makes no syscall unless one has announced itself; returns whether it
-    /// made one.
+    /// woke anyone.
     #[inline]
     pub(crate) fn wake_workers(&self, generation: &AtomicU32) -> bool {
         // Dekker: pairs with the slow fence in `wait_for_fork`.
         self.backend.fast_fence();
-        let parked = self.announced.sleepers.load(Ordering::Relaxed) != 0;
-        if parked {
-            self.backend.wake_all(generation);
-        }
-        parked
+        self.announced.sleepers.load(Ordering::Relaxed) != 0 && self.backend.wake_all(generation)
     }
 
     /// The caller's wait for the countdown to reach 1 (every worker done).
@@ -113,16 +118,16 @@ impl Parking {
                 return waiter.spin_until(&mut done);
             }
             self.announced.caller_parked.store(true, Ordering::Relaxed);
-            // Dekker: pairs with the fast fence in `wake_caller`.
-            let fenced = self.backend.slow_fence();
+            // SeqCst fence: pairs with the fence in `wake_caller` (Dekker). A
+            // plain fence on both sides here: the last worker's fence is off
+            // the critical path, and a membarrier would interrupt the very
+            // workers the caller waits for.
+            fence(Ordering::SeqCst);
             let left = countdown.load(Ordering::Relaxed);
-            if fenced && left != 1 {
+            if left != 1 {
                 self.backend.wait(countdown, left);
             }
             self.announced.caller_parked.store(false, Ordering::Relaxed);
-            if !fenced {
-                return waiter.spin_until(&mut done);
-            }
         }
     }
 
@@ -131,8 +136,8 @@ impl Parking {
     /// worker, so this touches nothing the caller may have freed.
     #[inline]
     pub(crate) fn wake_caller(&self, countdown: &AtomicU32) {
-        // Dekker: pairs with the slow fence in `wait_for_join`.
-        self.backend.fast_fence();
+        // SeqCst fence: pairs with the fence in `wait_for_join` (Dekker).
+        fence(Ordering::SeqCst);
         if self.announced.caller_parked.load(Ordering::Relaxed) {
             self.backend.wake_all(countdown);
         }
