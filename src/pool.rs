@@ -14,7 +14,14 @@
 //!   hands the team back by storing `0`.
 //! - `dynamic_progress`: the next unclaimed index of a dynamic fork
 //!   (see `dynamic.rs`).
-//! - `stop`: set once; workers leave their loop when they see it.
+//! - `stop`: the user's stop request. Workers never read it: the holder
+//!   turns it into an exit job, once.
+//!
+//! Also on those lines: the job slot and the `sleep` request beside the
+//! generation (workers poll that line anyway), and the dispatcher's fork
+//! frame beside the countdown (the holder owns that line after taking the
+//! team). Parking adds one line of announcements, read on every fork and
+//! written only by threads about to park (`wait/parking.rs`).
 //!
 //! # One fork
 //!
@@ -46,7 +53,9 @@
 //!   no public call hands out a guard that `mem::forget` could skip.
 //! - A thread inside a task never waits for a busy team (std builds run such
 //!   a call inline), and no_std builds never wait for a lock at all, so
-//!   dispatch cannot deadlock.
+//!   dispatch cannot deadlock. `stop` waits only when the team's fork is not
+//!   among those the thread runs inside (the fork frames say), so that its
+//!   holder cannot be waiting for it.
 //! - Workers leave their loop only on an exit job, which only the holder
 //!   publishes (once), so a worker never skips a fork it is counted in. A
 //!   `stop` from inside a task of this team's fork only sets a flag; the
@@ -54,7 +63,9 @@
 //!   between joins first.
 //!
 //! The dispatch and join paths take no lock other than the countdown itself,
-//! allocate nothing, and make no syscall while workers are awake. The
+//! allocate nothing, and make no syscall while workers are awake (spinning):
+//! only a fork that finds workers parked wakes them, and then its caller
+//! parks in the join instead of spinning. The
 //! uncontended path is one compare-exchange; only a caller that finds the
 //! team busy, outside any task, retries it after waiting.
 
@@ -199,10 +210,13 @@ pub struct Team {
     panic: PanicSlot,
 }
 
-// SAFETY: the only non-Sync field is the job slot. It holds a pointer to a
-// `Sync` closure, is written only by the team holder while every worker waits,
-// and is read only by workers between the generation's Acquire and their
-// Release decrement (see the invariants at the top of this file).
+// SAFETY: the non-Sync fields are the `UnsafeCell`s. The job slot holds a
+// pointer to a `Sync` closure, is written only by the team holder while every
+// worker waits, and is read only by workers between the generation's Acquire
+// and their Release decrement (see the invariants at the top of this file).
+// The dispatcher frame follows the same rule. The panic payload is written
+// by the one share that wins `PanicSlot::taken`, before its Release
+// decrement, and read by the holder after the join's Acquire.
 unsafe impl Sync for Team {}
 // SAFETY: as above; the slot's pointer is only dereferenced during a fork.
 unsafe impl Send for Team {}
@@ -598,7 +612,7 @@ impl Team {
             let mut now = seen;
             self.waiter.spin_until(|| {
                 // Acquire: pairs with the Release store in `publish`,
-                // so the job slot and the stop flag written before it are ours.
+                // so the job slot written before it is ours.
                 now = generation.load(Ordering::Acquire);
                 now != seen
             });

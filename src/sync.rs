@@ -2,9 +2,9 @@
 //!
 //! Every other module takes its synchronization primitives from here, so that
 //! under `cfg(loom)` the whole crate runs on loom's model-checked versions and
-//! nothing slips past the checker. The shim also narrows the fork generation to
-//! a `u8` under loom, so a model can reach the counter's wraparound in a few
-//! forks instead of 2^64 of them.
+//! nothing slips past the checker. The fork generation is a `u32` everywhere
+//! (workers park on it with a futex); loom models reach its wraparound by
+//! starting it near `u32::MAX` (`Team::with_generation`).
 
 #[cfg(not(loom))]
 pub(crate) use core::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};

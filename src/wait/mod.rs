@@ -11,8 +11,9 @@
 //! A waiter first polls with the best micro-yield ([`crate::arch`]) for a
 //! bounded budget, measured in time and converted once per process to a count
 //! of micro-yields. Hot forks never leave this phase, so they make no
-//! syscall. Past the budget the waiter parks in the kernel until woken, so an
-//! idle pool costs no CPU. The budget shrinks to a few microseconds when the
+//! syscall. Past the budget it calls `yield_now` a few times (a yielding
+//! thread stays runnable, which is what more threads than cores need), then
+//! parks in the kernel until woken, so an idle pool costs no CPU. The budget shrinks to a few microseconds when the
 //! team has more threads than the CPUs this process may use: a waiter then
 //! most likely waits for a thread that is not even running, and spinning only
 //! delays it. Without `std` nothing can park, and waits spin.
@@ -92,14 +93,16 @@ mod backend;
 #[non_exhaustive]
 pub enum WaitPolicy {
     /// Spin for [`DEFAULT_SPIN`], or for [`OVERSUBSCRIBED_SPIN`] when the
-    /// pool has more threads than the CPUs this process may use, then park.
+    /// pool has more threads than the CPUs this process may use, then call
+    /// `yield_now` a few times (8, or 32 when oversubscribed), then park.
     #[default]
     Adaptive,
-    /// Spin for this long, then park, whatever the CPU count.
+    /// Spin for this long, then call `yield_now` 8 times, then park,
+    /// whatever the CPU count.
     SpinThenPark(Duration),
-    /// Never park. Waits spin with micro-yields, then yield the core to the
-    /// OS in a loop: the lowest wake-up latency, but idle workers keep their
-    /// cores busy.
+    /// Never park on their own. Waits spin with micro-yields, then yield the
+    /// core to the OS in a loop: the lowest wake-up latency, but idle workers
+    /// keep their cores busy. [`crate::ThreadPool::sleep`] still parks them.
     AlwaysSpin,
     /// Park as soon as a wait begins: the lowest power, but every fork pays
     /// the OS wake-up.
