@@ -14,6 +14,8 @@
 //! - `WAITING_OVERSUBSCRIBED`: threads for the oversubscribed fork-join
 //!   (default 8).
 //! - `WAITING_SAMPLES`: samples per measurement (default 41).
+//! - `WAITING_ONLY`: run one measurement only: `wake`, `idle` or
+//!   `oversubscribed`.
 //!
 //! Measurements, each reported as the median over samples with p10 and p90:
 //! - `wake after 10 ms idle`: sleep 10 ms, then time one empty fork-join.
@@ -192,7 +194,11 @@ fn main() {
             format!("empty fork-join, {over} threads on {cpus} CPUs"),
         ),
     ];
+    let only = std::env::var("WAITING_ONLY").ok();
     for (measurement, title) in measurements {
+        if only.as_deref().is_some_and(|only| only != measurement) {
+            continue;
+        }
         println!("### {title}\n");
         println!("| backend | median | p10 | p90 | vs tine |");
         println!("|---|---:|---:|---:|---:|");
