@@ -434,12 +434,12 @@ impl Team {
         }
         #[cfg(feature = "std")]
         let frame = Frame::dispatcher(self);
-        // SAFETY: as for the job slot in `publish`: we hold the team and no
-        // worker is inside a share.
         #[cfg(feature = "std")]
-        self.join
-            .dispatcher_frame
-            .with_mut(|slot| unsafe { *slot = &frame });
+        self.join.dispatcher_frame.with_mut(|slot| {
+            // SAFETY: as for the job slot in `publish`: we hold the team and
+            // no worker is inside a share.
+            unsafe { *slot = &frame }
+        });
         let woke_workers = self.publish(Job::new(share));
         self.run_caller_share(
             share,
@@ -478,12 +478,11 @@ impl Team {
     /// One attempt to take the team.
     #[inline]
     fn try_acquire(&self, count: u32) -> bool {
-        // Acquire: pairs with the Release store in `release`, so the previous
-        // fork's reads of the job slot happen before our write.
-        self.join
-            .threads_to_sync
-            .compare_exchange(0, count, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
+        // The previous fork's reads of the job slot happen before our write.
+        let countdown = &self.join.threads_to_sync;
+        // Acquire: pairs with the Release store in `release`.
+        let taken = countdown.compare_exchange(0, count, Ordering::Acquire, Ordering::Relaxed);
+        taken.is_ok()
     }
 
     #[cold]
@@ -527,11 +526,11 @@ impl Team {
             .wait_for_join(&self.waiter, &self.join.threads_to_sync, woke_workers);
         #[cfg(not(feature = "std"))]
         let _ = woke_workers;
-        // Acquire: pairs with each worker's Release decrement in
-        // `Countdown::drop` (one release sequence), so their writes are ours.
         #[cfg(not(feature = "std"))]
-        self.waiter
-            .spin_until(|| self.join.threads_to_sync.load(Ordering::Acquire) == 1);
+        self.waiter.spin_until(|| {
+            // Acquire: pairs with each worker's Release decrement (Countdown).
+            self.join.threads_to_sync.load(Ordering::Acquire) == 1
+        });
     }
 
     #[cfg(feature = "std")]
@@ -724,10 +723,11 @@ impl Frame {
         if !self.worker {
             return self.parent;
         }
-        // SAFETY: this worker frame is live, so its team's fork is running
-        // and its holder wrote `dispatcher_frame` before publishing it (the
-        // generation's Release/Acquire orders the write before our read); the
-        // holder's frame lives until the fork joins, which waits for us.
+        // This worker frame is live, so its team's fork is running and its
+        // holder wrote `dispatcher_frame` before publishing it (the
+        // generation's Release/Acquire orders the write before our read).
+        // SAFETY: the holder's frame lives until the fork joins, which waits
+        // for us.
         unsafe {
             let team = &*self.team;
             team.join.dispatcher_frame.with(|slot| *slot)

@@ -55,10 +55,10 @@ impl MicroYield for Tpause {
     #[inline(always)]
     fn micro_yield(&self) {
         let deadline = read_tsc().wrapping_add(self.ticks);
-        // SAFETY: a `Tpause` exists only if CPUID reported WAITPKG, so the
-        // instruction is defined. The bytes encode `tpause ecx` (66 0F AE /6,
-        // ModRM F1); ECX = 1 selects C0.1, EDX:EAX is the TSC deadline. It
-        // touches no memory; it writes CF, so flags are not preserved.
+        // The bytes encode `tpause ecx` (66 0F AE /6, ModRM F1); ECX = 1
+        // selects C0.1, EDX:EAX is the TSC deadline. It touches no memory; it
+        // writes CF, so flags are not preserved.
+        // SAFETY: a `Tpause` exists only if CPUID reported WAITPKG.
         unsafe {
             asm!(
                 ".byte 0x66, 0x0f, 0xae, 0xf1",
