@@ -44,6 +44,17 @@ fn start_workers(team: &Arc<Team>) -> Vec<thread::JoinHandle<()>> {
         .collect()
 }
 
+/// One fork in which only worker 1 adds `amount` to `cell`: the worker's
+/// write must be ordered after the caller's earlier accesses (the fork
+/// publishes) and before the caller's later ones (the join publishes).
+fn add_on_worker(team: &Team, cell: &UnsafeCell<usize>, amount: usize) {
+    team.for_threads(|thread_index, _| {
+        if thread_index == 1 {
+            cell.with_mut(|p| unsafe { *p += amount });
+        }
+    });
+}
+
 fn stop_and_join(team: &Team, workers: Vec<thread::JoinHandle<()>>) {
     team.stop();
     for worker in workers {
@@ -81,11 +92,7 @@ fn consecutive_forks_reuse_the_job_slot_safely() {
         let workers = start_workers(&team);
         let cell = UnsafeCell::new(0usize);
         for round in 1..=2usize {
-            team.for_threads(|thread_index, _| {
-                if thread_index == 1 {
-                    cell.with_mut(|p| unsafe { *p += round });
-                }
-            });
+            add_on_worker(&team, &cell, round);
         }
         assert_eq!(cell.with(|p| unsafe { *p }), 3);
         stop_and_join(&team, workers);
@@ -146,11 +153,7 @@ fn generation_wraparound_cannot_fake_a_fork() {
         let workers = start_workers(&team);
         let runs = UnsafeCell::new(0usize);
         for _ in 0..3 {
-            team.for_threads(|thread_index, _| {
-                if thread_index == 1 {
-                    runs.with_mut(|p| unsafe { *p += 1 });
-                }
-            });
+            add_on_worker(&team, &runs, 1);
         }
         assert_eq!(runs.with(|p| unsafe { *p }), 3);
         stop_and_join(&team, workers);
@@ -195,11 +198,7 @@ fn parked_workers_and_a_parked_caller_are_always_woken() {
         let workers = start_workers(&team);
         let cell = UnsafeCell::new(0usize);
         for round in 1..=2usize {
-            team.for_threads(|thread_index, _| {
-                if thread_index == 1 {
-                    cell.with_mut(|p| unsafe { *p += round });
-                }
-            });
+            add_on_worker(&team, &cell, round);
         }
         assert_eq!(cell.with(|p| unsafe { *p }), 3);
         stop_and_join(&team, workers);
@@ -214,11 +213,7 @@ fn a_fork_wakes_workers_put_to_sleep() {
         let workers = start_workers(&team);
         team.sleep(0);
         let cell = UnsafeCell::new(0usize);
-        team.for_threads(|thread_index, _| {
-            if thread_index == 1 {
-                cell.with_mut(|p| unsafe { *p = 5 });
-            }
-        });
+        add_on_worker(&team, &cell, 5);
         assert_eq!(cell.with(|p| unsafe { *p }), 5);
         stop_and_join(&team, workers);
     });
@@ -266,20 +261,12 @@ fn concurrent_callers_are_serialized() {
             let team = Arc::clone(&team);
             thread::spawn(move || {
                 let cell = UnsafeCell::new(0usize);
-                team.for_threads(|thread_index, _| {
-                    if thread_index == 1 {
-                        cell.with_mut(|p| unsafe { *p = 1 });
-                    }
-                });
+                add_on_worker(&team, &cell, 1);
                 assert_eq!(cell.with(|p| unsafe { *p }), 1);
             })
         };
         let cell = UnsafeCell::new(0usize);
-        team.for_threads(|thread_index, _| {
-            if thread_index == 1 {
-                cell.with_mut(|p| unsafe { *p = 2 });
-            }
-        });
+        add_on_worker(&team, &cell, 2);
         assert_eq!(cell.with(|p| unsafe { *p }), 2);
         other.join().unwrap();
         stop_and_join(&team, workers);
