@@ -120,41 +120,37 @@ fn assert_usable(pool: &ThreadPool) {
     assert_eq!(threads.load(Relaxed), pool.threads());
 }
 
-#[test]
-fn a_worker_panic_reaches_the_caller_after_the_join() {
-    let pool = ThreadPool::try_spawn(4).unwrap();
+/// Share `panicking` of a `threads`-thread fork panics while the others
+/// sleep 20 ms: the payload must resume only after every other share ran to
+/// its end, and the pool must stay usable.
+fn check_a_panicking_share(threads: usize, panicking: usize) {
+    let pool = ThreadPool::try_spawn(threads).unwrap();
     let finished = AtomicUsize::new(0);
     let result = catch_unwind(AssertUnwindSafe(|| {
         pool.for_threads(|thread_index, _| {
-            if thread_index == 2 {
-                panic!("worker share failed");
+            if thread_index == panicking {
+                panic!("share {panicking} failed");
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
             finished.fetch_add(1, Relaxed);
         });
     }));
-    assert_eq!(message(result.unwrap_err()), "worker share failed");
-    // The other three shares all ran to the end before the payload resumed.
-    assert_eq!(finished.load(Relaxed), 3);
+    assert_eq!(
+        message(result.unwrap_err()),
+        format!("share {panicking} failed")
+    );
+    assert_eq!(finished.load(Relaxed), threads - 1);
     assert_usable(&pool);
 }
 
 #[test]
+fn a_worker_panic_reaches_the_caller_after_the_join() {
+    check_a_panicking_share(4, 2);
+}
+
+#[test]
 fn a_caller_panic_waits_for_the_workers_before_unwinding() {
-    let pool = ThreadPool::try_spawn(3).unwrap();
-    let finished = AtomicUsize::new(0);
-    let result = catch_unwind(AssertUnwindSafe(|| {
-        pool.for_threads(|thread_index, _| {
-            if thread_index == 0 {
-                panic!("caller share failed");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-            finished.fetch_add(1, Relaxed);
-        });
-    }));
-    assert_eq!(message(result.unwrap_err()), "caller share failed");
-    assert_eq!(finished.load(Relaxed), 2);
-    assert_usable(&pool);
+    check_a_panicking_share(3, 0);
 }
 
 #[test]
