@@ -55,6 +55,20 @@ fn add_on_worker(team: &Team, cell: &UnsafeCell<usize>, amount: usize) {
     });
 }
 
+/// Runs `body` in a loom model on a team built by `make`, with its workers
+/// started before and stopped and joined after.
+fn model_team(
+    make: impl Fn() -> Team + Send + Sync + 'static,
+    body: impl Fn(&Arc<Team>) + Send + Sync + 'static,
+) {
+    loom::model(move || {
+        let team = Arc::new(make());
+        let workers = start_workers(&team);
+        body(&team);
+        stop_and_join(&team, workers);
+    });
+}
+
 fn stop_and_join(team: &Team, workers: Vec<thread::JoinHandle<()>>) {
     team.stop();
     for worker in workers {
@@ -66,67 +80,63 @@ fn stop_and_join(team: &Team, workers: Vec<thread::JoinHandle<()>>) {
 /// worker, and one written by the worker and read by the caller after it.
 #[test]
 fn the_fork_publishes_the_job_and_the_join_publishes_the_results() {
-    loom::model(|| {
-        let team = Arc::new(Team::new(2).unwrap());
-        let workers = start_workers(&team);
-        let input = UnsafeCell::new(0usize);
-        let outputs = [UnsafeCell::new(0usize), UnsafeCell::new(0usize)];
-        input.with_mut(|p| unsafe { *p = 21 });
-        team.for_threads(|thread_index, _| {
-            let read = input.with(|p| unsafe { *p });
-            outputs[thread_index].with_mut(|p| unsafe { *p = read * 2 });
-        });
-        for output in &outputs {
-            assert_eq!(output.with(|p| unsafe { *p }), 42);
-        }
-        stop_and_join(&team, workers);
-    });
+    model_team(
+        || Team::new(2).unwrap(),
+        |team| {
+            let input = UnsafeCell::new(0usize);
+            let outputs = [UnsafeCell::new(0usize), UnsafeCell::new(0usize)];
+            input.with_mut(|p| unsafe { *p = 21 });
+            team.for_threads(|thread_index, _| {
+                let read = input.with(|p| unsafe { *p });
+                outputs[thread_index].with_mut(|p| unsafe { *p = read * 2 });
+            });
+            for output in &outputs {
+                assert_eq!(output.with(|p| unsafe { *p }), 42);
+            }
+        },
+    );
 }
 
 /// Two forks back to back: the second fork's job write must not race with
 /// the first fork's job reads, and the worker must run both.
 #[test]
 fn consecutive_forks_reuse_the_job_slot_safely() {
-    loom::model(|| {
-        let team = Arc::new(Team::new(2).unwrap());
-        let workers = start_workers(&team);
-        let cell = UnsafeCell::new(0usize);
-        for round in 1..=2usize {
-            add_on_worker(&team, &cell, round);
-        }
-        assert_eq!(cell.with(|p| unsafe { *p }), 3);
-        stop_and_join(&team, workers);
-    });
+    model_team(
+        || Team::new(2).unwrap(),
+        |team| {
+            let cell = UnsafeCell::new(0usize);
+            for round in 1..=2usize {
+                add_on_worker(&team, &cell, round);
+            }
+            assert_eq!(cell.with(|p| unsafe { *p }), 3);
+        },
+    );
 }
 
 /// Dynamic claims: every index once, with the counter reset between forks.
 #[test]
 fn dynamic_claims_happen_exactly_once() {
-    loom::model(|| {
-        let team = Arc::new(Team::new(2).unwrap());
-        let workers = start_workers(&team);
-        for _ in 0..2 {
-            let slots: Vec<UnsafeCell<usize>> = (0..4).map(|_| UnsafeCell::new(0)).collect();
-            // Concurrent writes to one slot would be reported by loom.
-            team.for_n_dynamic(4, |prong| {
-                slots[prong.task_index].with_mut(|p| unsafe { *p += 1 });
-            });
-            for slot in &slots {
-                assert_eq!(slot.with(|p| unsafe { *p }), 1);
+    model_team(
+        || Team::new(2).unwrap(),
+        |team| {
+            for _ in 0..2 {
+                let slots: Vec<UnsafeCell<usize>> = (0..4).map(|_| UnsafeCell::new(0)).collect();
+                // Concurrent writes to one slot would be reported by loom.
+                team.for_n_dynamic(4, |prong| {
+                    slots[prong.task_index].with_mut(|p| unsafe { *p += 1 });
+                });
+                for slot in &slots {
+                    assert_eq!(slot.with(|p| unsafe { *p }), 1);
+                }
             }
-        }
-        stop_and_join(&team, workers);
-    });
+        },
+    );
 }
 
 /// Stop before the worker has even started, and stop after a fork.
 #[test]
 fn stop_reaches_workers_in_any_state() {
-    loom::model(|| {
-        let team = Arc::new(Team::new(2).unwrap());
-        let workers = start_workers(&team);
-        stop_and_join(&team, workers);
-    });
+    model_team(|| Team::new(2).unwrap(), |_team| {});
     loom::model(|| {
         let team = Arc::new(Team::new(2).unwrap());
         let workers = start_workers(&team);
@@ -148,44 +158,44 @@ fn stop_reaches_workers_in_any_state() {
 /// (`u32::MAX`, 0, 1); the worker must run each exactly once.
 #[test]
 fn generation_wraparound_cannot_fake_a_fork() {
-    loom::model(|| {
-        let team = Arc::new(Team::with_generation(2, u32::MAX - 1).unwrap());
-        let workers = start_workers(&team);
-        let runs = UnsafeCell::new(0usize);
-        for _ in 0..3 {
-            add_on_worker(&team, &runs, 1);
-        }
-        assert_eq!(runs.with(|p| unsafe { *p }), 3);
-        stop_and_join(&team, workers);
-    });
+    model_team(
+        || Team::with_generation(2, u32::MAX - 1).unwrap(),
+        |team| {
+            let runs = UnsafeCell::new(0usize);
+            for _ in 0..3 {
+                add_on_worker(&team, &runs, 1);
+            }
+            assert_eq!(runs.with(|p| unsafe { *p }), 3);
+        },
+    );
 }
 
 /// A panicking worker share: the fork joins, the payload reaches the caller
 /// after the other share's write is visible, and the next fork works.
 #[test]
 fn a_panicking_share_joins_and_leaves_the_team_usable() {
-    loom::model(|| {
-        let team = Arc::new(Team::new(2).unwrap());
-        let workers = start_workers(&team);
-        let written = UnsafeCell::new(0usize);
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            team.for_threads(|thread_index, _| {
-                if thread_index == 1 {
-                    panic!("worker share");
-                }
-                written.with_mut(|p| unsafe { *p = 7 });
+    model_team(
+        || Team::new(2).unwrap(),
+        |team| {
+            let written = UnsafeCell::new(0usize);
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                team.for_threads(|thread_index, _| {
+                    if thread_index == 1 {
+                        panic!("worker share");
+                    }
+                    written.with_mut(|p| unsafe { *p = 7 });
+                });
+            }));
+            let payload = result.unwrap_err();
+            assert_eq!(*payload.downcast::<&str>().unwrap(), "worker share");
+            assert_eq!(written.with(|p| unsafe { *p }), 7);
+            let count = AtomicUsize::new(0);
+            team.for_threads(|_, _| {
+                count.fetch_add(1, Relaxed);
             });
-        }));
-        let payload = result.unwrap_err();
-        assert_eq!(*payload.downcast::<&str>().unwrap(), "worker share");
-        assert_eq!(written.with(|p| unsafe { *p }), 7);
-        let count = AtomicUsize::new(0);
-        team.for_threads(|_, _| {
-            count.fetch_add(1, Relaxed);
-        });
-        assert_eq!(count.load(Relaxed), 2);
-        stop_and_join(&team, workers);
-    });
+            assert_eq!(count.load(Relaxed), 2);
+        },
+    );
 }
 
 /// Workers and caller park at once (AlwaysPark): a parked worker must wake
@@ -193,40 +203,39 @@ fn a_panicking_share_joins_and_leaves_the_team_usable() {
 /// with the results published.
 #[test]
 fn parked_workers_and_a_parked_caller_are_always_woken() {
-    loom::model(|| {
-        let team = Arc::new(Team::with_policy(2, WaitPolicy::AlwaysPark).unwrap());
-        let workers = start_workers(&team);
-        let cell = UnsafeCell::new(0usize);
-        for round in 1..=2usize {
-            add_on_worker(&team, &cell, round);
-        }
-        assert_eq!(cell.with(|p| unsafe { *p }), 3);
-        stop_and_join(&team, workers);
-    });
+    model_team(
+        || Team::with_policy(2, WaitPolicy::AlwaysPark).unwrap(),
+        |team| {
+            let cell = UnsafeCell::new(0usize);
+            for round in 1..=2usize {
+                add_on_worker(&team, &cell, round);
+            }
+            assert_eq!(cell.with(|p| unsafe { *p }), 3);
+        },
+    );
 }
 
 /// `sleep` sends a spinning worker to park; the next fork wakes it.
 #[test]
 fn a_fork_wakes_workers_put_to_sleep() {
-    loom::model(|| {
-        let team = Arc::new(Team::with_policy(2, WaitPolicy::AlwaysSpin).unwrap());
-        let workers = start_workers(&team);
-        team.sleep(0);
-        let cell = UnsafeCell::new(0usize);
-        add_on_worker(&team, &cell, 5);
-        assert_eq!(cell.with(|p| unsafe { *p }), 5);
-        stop_and_join(&team, workers);
-    });
+    model_team(
+        || Team::with_policy(2, WaitPolicy::AlwaysSpin).unwrap(),
+        |team| {
+            team.sleep(0);
+            let cell = UnsafeCell::new(0usize);
+            add_on_worker(&team, &cell, 5);
+            assert_eq!(cell.with(|p| unsafe { *p }), 5);
+        },
+    );
 }
 
 /// Stop reaches a worker that is parked, not only a spinning one.
 #[test]
 fn stop_wakes_a_parked_worker() {
-    loom::model(|| {
-        let team = Arc::new(Team::with_policy(2, WaitPolicy::AlwaysPark).unwrap());
-        let workers = start_workers(&team);
-        stop_and_join(&team, workers);
-    });
+    model_team(
+        || Team::with_policy(2, WaitPolicy::AlwaysPark).unwrap(),
+        |_team| {},
+    );
 }
 
 /// `stop` from inside a worker's share: the fork still joins with every
@@ -254,21 +263,21 @@ fn stop_from_inside_a_task_is_passed_on_when_the_fork_joins() {
 /// each sees its own results.
 #[test]
 fn concurrent_callers_are_serialized() {
-    loom::model(|| {
-        let team = Arc::new(Team::with_policy(2, WaitPolicy::AlwaysPark).unwrap());
-        let workers = start_workers(&team);
-        let other = {
-            let team = Arc::clone(&team);
-            thread::spawn(move || {
-                let cell = UnsafeCell::new(0usize);
-                add_on_worker(&team, &cell, 1);
-                assert_eq!(cell.with(|p| unsafe { *p }), 1);
-            })
-        };
-        let cell = UnsafeCell::new(0usize);
-        add_on_worker(&team, &cell, 2);
-        assert_eq!(cell.with(|p| unsafe { *p }), 2);
-        other.join().unwrap();
-        stop_and_join(&team, workers);
-    });
+    model_team(
+        || Team::with_policy(2, WaitPolicy::AlwaysPark).unwrap(),
+        |team| {
+            let other = {
+                let team = Arc::clone(&team);
+                thread::spawn(move || {
+                    let cell = UnsafeCell::new(0usize);
+                    add_on_worker(&team, &cell, 1);
+                    assert_eq!(cell.with(|p| unsafe { *p }), 1);
+                })
+            };
+            let cell = UnsafeCell::new(0usize);
+            add_on_worker(&team, &cell, 2);
+            assert_eq!(cell.with(|p| unsafe { *p }), 2);
+            other.join().unwrap();
+        },
+    );
 }
