@@ -35,6 +35,53 @@ pub enum Error {
         /// The team's worker slots: its thread count minus the caller.
         workers: usize,
     },
+    /// No NUMA node has this OS index.
+    #[cfg(feature = "numa")]
+    NoSuchNode {
+        /// The OS index asked for.
+        node: usize,
+        /// The OS indices of the nodes there are.
+        nodes: std::vec::Vec<usize>,
+    },
+    /// The NUMA node has no CPUs this process may use (a memory-only node,
+    /// such as GPU memory or MCDRAM), so no thread can be pinned to it.
+    #[cfg(feature = "numa")]
+    NodeWithoutCpus {
+        /// The node's OS index.
+        node: usize,
+    },
+    /// Strict pinning asked for more threads than there are CPUs (cores or
+    /// hardware threads) to give each its own.
+    #[cfg(feature = "numa")]
+    NotEnoughCpus {
+        /// The threads to pin.
+        threads: usize,
+        /// The cores or hardware threads available to them.
+        cpus: usize,
+    },
+    /// A distributed pool needs at least one thread per colocation.
+    #[cfg(feature = "numa")]
+    TooFewThreads {
+        /// The threads asked for.
+        threads: usize,
+        /// The colocations (NUMA nodes with CPUs) to cover.
+        colocations: usize,
+    },
+    /// This kind of pool cannot be pinned this way.
+    #[cfg(feature = "numa")]
+    InvalidPin {
+        /// Why, and what to use instead.
+        reason: &'static str,
+    },
+    /// hwloc failed: loading a topology, binding a thread, or binding or
+    /// allocating memory.
+    #[cfg(feature = "numa")]
+    Hwloc {
+        /// What tine asked hwloc to do.
+        operation: &'static str,
+        /// What hwloc said.
+        message: std::string::String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -58,6 +105,37 @@ impl fmt::Display for Error {
                 "every worker slot of this team is taken ({workers} workers); \
                  run_worker was called once too often"
             ),
+            #[cfg(feature = "numa")]
+            Error::NoSuchNode { node, nodes } => {
+                write!(f, "there is no NUMA node {node}; the nodes are {nodes:?}")
+            }
+            #[cfg(feature = "numa")]
+            Error::NodeWithoutCpus { node } => write!(
+                f,
+                "NUMA node {node} has no CPUs this process may use (a memory-only node), \
+                 so no thread can be pinned to it"
+            ),
+            #[cfg(feature = "numa")]
+            Error::NotEnoughCpus { threads, cpus } => write!(
+                f,
+                "strict pinning of {threads} threads needs as many CPUs, but only {cpus} \
+                 are available"
+            ),
+            #[cfg(feature = "numa")]
+            Error::TooFewThreads {
+                threads,
+                colocations,
+            } => write!(
+                f,
+                "a distributed pool needs at least one thread for each of its \
+                 {colocations} colocations, got {threads}"
+            ),
+            #[cfg(feature = "numa")]
+            Error::InvalidPin { reason } => f.write_str(reason),
+            #[cfg(feature = "numa")]
+            Error::Hwloc { operation, message } => {
+                write!(f, "hwloc failed to {operation}: {message}")
+            }
         }
     }
 }

@@ -57,6 +57,8 @@
 //! ## Features
 //! - `std` (default): [`ThreadPool`], panic propagation, and OS yields in
 //!   long waits. Without it the crate is `#![no_std]` and needs no allocator.
+//! - `numa`: the `numa` module (topology, pinning, a distributed pool,
+//!   node-local memory) through hwloc. Needs libhwloc-dev and libudev-dev.
 
 #![no_std]
 #![deny(unsafe_op_in_unsafe_fn, missing_docs)]
@@ -69,6 +71,8 @@ pub mod arch;
 mod broadcast;
 mod dynamic;
 mod error;
+#[cfg(feature = "numa")]
+pub mod numa;
 mod pool;
 mod sync;
 mod wait;

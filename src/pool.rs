@@ -275,7 +275,7 @@ impl Team {
         )
     }
 
-    fn build(
+    pub(crate) fn build(
         threads: usize,
         start: Generation,
         claimed: usize,
@@ -420,6 +420,106 @@ impl Team {
     /// Runs `share(thread_index, progress)` once on each thread of the team and
     /// returns when all of them have. With `reset_progress`, the dynamic
     /// counter is set to 0 first.
+    #[cfg(feature = "std")]
+    #[inline]
+    pub(crate) fn fork<F: Share>(&self, reset_progress: bool, share: &F) {
+        let reset = || {
+            if reset_progress {
+                self.dynamic_progress.store(0, Ordering::Relaxed);
+            }
+        };
+        if self.threads == 1 || !self.fork_spread(&[], reset, share) {
+            run_inline(self.threads, share);
+        }
+    }
+
+    /// One fork over this team and every team in `others` at once: this
+    /// team's fork with the caller as its thread 0, and a fork of each other
+    /// team whose thread 0 is a stand-in that runs nothing (the caller
+    /// publishes and joins it). The other teams' workers pass their own
+    /// thread indices to `share` (see [`Team::work`]), so one closure serves
+    /// all teams. Every team is published before the caller runs its share,
+    /// so all of them run concurrently.
+    ///
+    /// Returns false, having run nothing, when this team is busy or stopped
+    /// and the call must run inline instead. The teams in `others` must be
+    /// taken only through this team (a holder of this team is their only
+    /// user), so they are always free once this team is held.
+    ///
+    /// `prepare` runs once the teams are held and before anything is
+    /// published: the place to reset counters the shares will use, which
+    /// the generations' Release stores then publish.
+    #[cfg(feature = "std")]
+    #[inline]
+    pub(crate) fn fork_spread<F: Share>(
+        &self,
+        others: &[Arc<Team>],
+        prepare: impl FnOnce(),
+        share: &F,
+    ) -> bool {
+        // `build` checked that `threads` fits in a u32.
+        if !self.acquire(self.threads as u32) {
+            return false;
+        }
+        if self.stop.load(Ordering::Relaxed) {
+            self.release(); // publishes the exit if no one has yet
+            return false;
+        }
+        for other in others {
+            // Free by the contract above; the loop only guards the contract.
+            while !other.try_acquire(other.threads as u32) {
+                core::hint::spin_loop();
+            }
+        }
+        prepare();
+        let frame = Frame::dispatcher(self);
+        let job = Job::new(share);
+        let mut woke_workers = false;
+        // The remote teams first: their workers have the longest way to go.
+        for team in others.iter().map(|other| &**other).chain([self]) {
+            team.join.dispatcher_frame.with_mut(|slot| {
+                // SAFETY: as for the job slot in `publish`: we hold the team
+                // and no worker is inside a share.
+                unsafe { *slot = &frame }
+            });
+            woke_workers |= team.publish(job);
+        }
+
+        let outer = enter_frame(&frame);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            share(0, &self.dynamic_progress)
+        }));
+        leave_frame(outer);
+        if let Err(payload) = result {
+            self.panic.offer(payload);
+        }
+
+        let mut payload = None;
+        for team in [self]
+            .into_iter()
+            .chain(others.iter().map(|other| &**other))
+        {
+            team.join(woke_workers);
+            match (payload.is_some(), team.panic.take()) {
+                (false, found) => payload = found,
+                (true, Some(later)) => drop_payload(later),
+                (true, None) => {}
+            }
+        }
+        for other in others {
+            other.release();
+        }
+        self.release();
+        if let Some(payload) = payload {
+            std::panic::resume_unwind(payload);
+        }
+        true
+    }
+
+    /// Runs `share(thread_index, progress)` once on each thread of the team and
+    /// returns when all of them have. With `reset_progress`, the dynamic
+    /// counter is set to 0 first.
+    #[cfg(not(feature = "std"))]
     pub(crate) fn fork<F: Share>(&self, reset_progress: bool, share: &F) {
         // `build` checked that `threads` fits in a u32.
         if self.threads == 1 || !self.acquire(self.threads as u32) {
@@ -432,21 +532,18 @@ impl Team {
         if reset_progress {
             self.dynamic_progress.store(0, Ordering::Relaxed);
         }
-        #[cfg(feature = "std")]
-        let frame = Frame::dispatcher(self);
-        #[cfg(feature = "std")]
-        self.join.dispatcher_frame.with_mut(|slot| {
-            // SAFETY: as for the job slot in `publish`: we hold the team and
-            // no worker is inside a share.
-            unsafe { *slot = &frame }
-        });
-        let woke_workers = self.publish(Job::new(share));
-        self.run_caller_share(
-            share,
-            woke_workers,
-            #[cfg(feature = "std")]
-            &frame,
-        );
+        self.publish(Job::new(share));
+        /// Joins and releases even if share 0 unwinds, so workers never
+        /// outlive the closure they borrow.
+        struct JoinOnDrop<'a>(&'a Team);
+        impl Drop for JoinOnDrop<'_> {
+            fn drop(&mut self) {
+                self.0.join(false);
+                self.0.release();
+            }
+        }
+        let _join = JoinOnDrop(self);
+        share(0, &self.dynamic_progress);
     }
 
     /// Writes the job slot, bumps the generation and wakes parked workers.
@@ -533,45 +630,15 @@ impl Team {
         });
     }
 
-    #[cfg(feature = "std")]
-    fn run_caller_share<F: Share>(&self, share: &F, woke_workers: bool, frame: &Frame) {
-        let outer = enter_frame(frame);
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            share(0, &self.dynamic_progress)
-        }));
-        leave_frame(outer);
-        if let Err(payload) = result {
-            self.panic.offer(payload);
-        }
-        self.join(woke_workers);
-        let payload = self.panic.take();
-        self.release();
-        if let Some(payload) = payload {
-            std::panic::resume_unwind(payload);
-        }
-    }
-
-    #[cfg(not(feature = "std"))]
-    fn run_caller_share<F: Share>(&self, share: &F, _woke_workers: bool) {
-        /// Joins and releases even if share 0 unwinds, so workers never
-        /// outlive the closure they borrow.
-        struct JoinOnDrop<'a>(&'a Team);
-        impl Drop for JoinOnDrop<'_> {
-            fn drop(&mut self) {
-                self.0.join(false);
-                self.0.release();
-            }
-        }
-        let _join = JoinOnDrop(self);
-        share(0, &self.dynamic_progress);
-    }
-
-    /// The worker loop for thread `thread_index`.
+    /// The worker loop of one worker, which passes `thread_index` to every
+    /// share it runs.
     ///
     /// # Safety
-    /// Each index in `1..threads` must be run by at most one thread at a time
-    /// (a second one would count down twice and let the caller return while a
-    /// share still runs).
+    /// At most `threads - 1` threads may run this on one team at a time (one
+    /// more would count down twice for one fork and let the caller return
+    /// while a share still runs). A plain team's workers pass their slot,
+    /// `1..threads`; a team in a spread fork passes indices of the whole
+    /// spread (see [`Team::fork_spread`]).
     pub(crate) unsafe fn work(&self, thread_index: usize) {
         // A worker runs user code only inside shares of this team's forks,
         // so its frame can stay entered for its whole life: set the
@@ -862,6 +929,10 @@ fn drop_payload(payload: Box<dyn Any + Send>) {
 pub struct ThreadPool {
     team: Arc<Team>,
     workers: Vec<JoinHandle<()>>,
+    /// Puts the caller's affinity back after the workers are joined (fields
+    /// drop after `Drop::drop`).
+    #[cfg(feature = "numa")]
+    caller_pin: Option<crate::numa::CallerPin>,
 }
 
 #[cfg(feature = "std")]
@@ -891,6 +962,12 @@ pub struct Builder {
     name: String,
     stack_size: Option<usize>,
     wait_policy: WaitPolicy,
+    #[cfg(feature = "numa")]
+    pin: Option<(crate::numa::Topology, crate::numa::Pin)>,
+    #[cfg(feature = "numa")]
+    strict_pinning: bool,
+    #[cfg(feature = "numa")]
+    pin_caller: bool,
     #[cfg(test)]
     fail_spawn_at: Option<usize>,
 }
@@ -903,6 +980,12 @@ impl Default for Builder {
             name: String::from("tine"),
             stack_size: None,
             wait_policy: WaitPolicy::Adaptive,
+            #[cfg(feature = "numa")]
+            pin: None,
+            #[cfg(feature = "numa")]
+            strict_pinning: true,
+            #[cfg(feature = "numa")]
+            pin_caller: false,
             #[cfg(test)]
             fail_spawn_at: None,
         }
@@ -953,12 +1036,53 @@ impl Builder {
         self
     }
 
+    /// Pins the workers as `pin` says, on `topology` (feature `numa`). Each
+    /// worker binds itself before it joins the team. The caller's thread,
+    /// thread 0, is left alone unless [`Builder::pin_caller`] asks.
+    ///
+    /// ```
+    /// use tine::numa::{Pin, Topology};
+    ///
+    /// let topology = Topology::discover()?;
+    /// let pool = tine::ThreadPool::builder()
+    ///     .threads(topology.cores().min(4))
+    ///     .pin(&topology, Pin::Cores)
+    ///     .build()?;
+    /// pool.for_threads(|_, _| {});
+    /// # Ok::<(), tine::Error>(())
+    /// ```
+    #[cfg(feature = "numa")]
+    pub fn pin(mut self, topology: &crate::numa::Topology, pin: crate::numa::Pin) -> Self {
+        self.pin = Some((topology.clone(), pin));
+        self
+    }
+
+    /// Whether pinning may put two threads on one CPU (round-robin) when
+    /// there are more threads than CPUs. Default `true`: strict, so such a
+    /// request fails with [`Error::NotEnoughCpus`].
+    #[cfg(feature = "numa")]
+    pub fn strict_pinning(mut self, strict: bool) -> Self {
+        self.strict_pinning = strict;
+        self
+    }
+
+    /// Whether to pin the thread that builds the pool (thread 0) too.
+    /// Default `false`. If set, dropping the pool gives that thread back
+    /// the affinity it had, whichever thread drops it.
+    #[cfg(feature = "numa")]
+    pub fn pin_caller(mut self, pin_caller: bool) -> Self {
+        self.pin_caller = pin_caller;
+        self
+    }
+
     /// Spawns the pool.
     ///
     /// # Errors
     /// [`Error::ZeroThreads`], [`Error::InvalidName`], or [`Error::Spawn`] if
     /// the OS refuses a thread; workers already started are then stopped and
-    /// joined before this returns.
+    /// joined before this returns. With pinning, also the errors of
+    /// [`crate::numa::Topology::plan`], and [`Error::Hwloc`] if a thread
+    /// cannot be bound.
     pub fn build(self) -> Result<ThreadPool, Error> {
         if self.name.contains('\0') {
             return Err(Error::InvalidName);
@@ -968,36 +1092,122 @@ impl Builder {
         // on a pool's team.
         let waiter = Waiter::new(self.wait_policy, self.threads);
         let team = Arc::new(Team::build(self.threads, 0, workers, waiter)?);
+        #[cfg(feature = "numa")]
+        let placement = match &self.pin {
+            Some((topology, pin)) => {
+                let placement = crate::numa::Placement::new(
+                    topology.clone(),
+                    *pin,
+                    self.strict_pinning,
+                    self.pin_caller,
+                );
+                let plan = placement.plan(self.threads)?;
+                Some((placement, plan))
+            }
+            None => None,
+        };
         let mut pool = ThreadPool {
             team,
             workers: Vec::with_capacity(workers),
+            #[cfg(feature = "numa")]
+            caller_pin: None,
         };
         for index in 1..=workers {
-            match self.spawn_worker(&pool.team, index) {
-                Ok(handle) => pool.workers.push(handle),
-                // Dropping the pool stops and joins the workers started so far.
-                Err(source) => return Err(Error::Spawn { index, source }),
-            }
+            #[cfg(feature = "numa")]
+            let setup = placement
+                .as_ref()
+                .and_then(|(placement, plan)| placement.worker_setup(plan, index));
+            #[cfg(not(feature = "numa"))]
+            let setup = None;
+            // Dropping the pool on an error stops and joins the workers
+            // started so far.
+            pool.workers
+                .push(self.spawn_worker(&pool.team, index, setup)?);
+        }
+        #[cfg(feature = "numa")]
+        if let Some((placement, plan)) = &placement {
+            pool.caller_pin = placement.pin_caller(plan)?;
         }
         Ok(pool)
     }
 
-    fn spawn_worker(&self, team: &Arc<Team>, index: usize) -> std::io::Result<JoinHandle<()>> {
+    fn spawn_worker(
+        &self,
+        team: &Arc<Team>,
+        index: usize,
+        setup: Option<WorkerSetup>,
+    ) -> Result<JoinHandle<()>, Error> {
         #[cfg(test)]
         if self.fail_spawn_at == Some(index) {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::WouldBlock,
-                "refused by the test",
-            ));
+            let source = std::io::Error::new(std::io::ErrorKind::WouldBlock, "refused by the test");
+            return Err(Error::Spawn { index, source });
         }
-        let mut builder = std::thread::Builder::new().name(thread_name(&self.name, index));
-        if let Some(bytes) = self.stack_size {
-            builder = builder.stack_size(bytes);
-        }
-        let team = Arc::clone(team);
         // SAFETY: this is the only thread ever given `index` for this team
         // (`build` runs each index once and `run_worker` has no free slot).
-        builder.spawn(move || unsafe { team.work(index) })
+        unsafe { spawn_worker(&self.name, self.stack_size, team, index, index, setup) }
+    }
+}
+
+/// What a worker runs on its own thread before it joins its team, such as
+/// pinning itself. If it fails, the worker never joins and the spawn fails.
+#[cfg(feature = "std")]
+pub(crate) type WorkerSetup = Box<dyn FnOnce() -> Result<(), Error> + Send>;
+
+/// Starts the thread of worker `slot` of `team`, named `{prefix}:{slot}`,
+/// which runs `setup` and then the worker loop with `thread_index` (see
+/// [`Team::work`]). With a setup, waits for it and returns its error.
+///
+/// # Safety
+/// As for [`Team::work`]: the team must not get more than `threads - 1`
+/// workers in all.
+#[cfg(feature = "std")]
+pub(crate) unsafe fn spawn_worker(
+    prefix: &str,
+    stack_size: Option<usize>,
+    team: &Arc<Team>,
+    slot: usize,
+    thread_index: usize,
+    setup: Option<WorkerSetup>,
+) -> Result<JoinHandle<()>, Error> {
+    let mut builder = std::thread::Builder::new().name(thread_name(prefix, slot));
+    if let Some(bytes) = stack_size {
+        builder = builder.stack_size(bytes);
+    }
+    let team = Arc::clone(team);
+    let spawn_error = |source| Error::Spawn {
+        index: slot,
+        source,
+    };
+    let Some(setup) = setup else {
+        // SAFETY: guaranteed by the caller.
+        return builder
+            .spawn(move || unsafe { team.work(thread_index) })
+            .map_err(spawn_error);
+    };
+    let (report, outcome) = std::sync::mpsc::sync_channel(1);
+    let handle = builder
+        .spawn(move || {
+            let ready = setup();
+            let joins = ready.is_ok();
+            let _ = report.send(ready);
+            if joins {
+                // SAFETY: guaranteed by the caller.
+                unsafe { team.work(thread_index) }
+            }
+        })
+        .map_err(spawn_error)?;
+    match outcome.recv() {
+        Ok(Ok(())) => Ok(handle),
+        Ok(Err(error)) => {
+            let _ = handle.join();
+            Err(error)
+        }
+        // The setup panicked before reporting; the thread has ended.
+        Err(_) => {
+            let _ = handle.join();
+            let source = std::io::Error::other("the worker's set-up panicked");
+            Err(spawn_error(source))
+        }
     }
 }
 

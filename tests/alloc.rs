@@ -39,13 +39,12 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-#[test]
-fn forks_do_not_allocate() {
-    let pool = tine::ThreadPool::try_spawn(4).unwrap();
-    let sink = AtomicUsize::new(0);
-    let data = [1usize; 1024];
-    let all_kinds = |rounds: usize| {
-        for _ in 0..rounds {
+/// Every kind of fork on `$pool`, `$rounds` times.
+macro_rules! all_kinds {
+    ($pool:expr, $sink:expr, $rounds:expr) => {{
+        let (pool, sink) = (&$pool, &$sink);
+        let data = [1usize; 1024];
+        for _ in 0..$rounds {
             pool.for_threads(|thread_index, _| {
                 sink.fetch_add(thread_index, Relaxed);
             });
@@ -65,12 +64,33 @@ fn forks_do_not_allocate() {
                 });
             });
         }
+    }};
+}
+
+#[test]
+fn forks_do_not_allocate() {
+    let pool = tine::ThreadPool::try_spawn(4).unwrap();
+    // With `numa`: a distributed pool too, over 4 colocations (binding is
+    // faked on a synthetic topology, the forks are real).
+    #[cfg(feature = "numa")]
+    let distributed = {
+        let topology = tine::numa::Topology::from_synthetic("pack:4 numa:1 core:2 pu:1").unwrap();
+        tine::numa::DistributedPool::builder(&topology)
+            .threads(6)
+            .build()
+            .unwrap()
     };
-    all_kinds(100); // warm-up: thread-locals, lazy statics
+    let sink = AtomicUsize::new(0);
+    let all = |rounds: usize| {
+        all_kinds!(pool, sink, rounds);
+        #[cfg(feature = "numa")]
+        all_kinds!(distributed, sink, rounds);
+    };
+    all(100); // warm-up: thread-locals, lazy statics
     COUNTING.store(true, Relaxed);
-    all_kinds(1000);
+    all(1000);
     COUNTING.store(false, Relaxed);
     let allocations = ALLOCATIONS.load(Relaxed);
-    assert_eq!(allocations, 0, "{allocations} allocations in 5000 forks");
+    assert_eq!(allocations, 0, "{allocations} allocations in 5000 forks per pool");
     assert!(sink.load(Relaxed) > 0);
 }

@@ -1,0 +1,670 @@
+//! Node-local memory: [`PinnedVec`], a buffer bound to one NUMA node, and
+//! [`RoundRobinVec`], one array sharded over a [`DistributedPool`]'s nodes.
+//!
+//! A `PinnedVec` maps fresh pages from the OS (`mmap`, so nothing touches
+//! them yet), binds them to the node's own nodeset with hwloc's `Bind`
+//! policy and `STRICT` flag, and only then writes to them: every page is
+//! first touched after the binding, so it lands on the node. If the binding
+//! cannot be honoured the allocation fails; memory is never handed back
+//! unbound. For the same reason a topology that was loaded from XML or a
+//! synthetic description, on which hwloc only pretends to bind, is refused.
+
+use super::distributed::DistributedPool;
+use super::topology::Topology;
+use crate::error::Error;
+use crate::sync::{AtomicBool, Ordering};
+use core::mem::{size_of, MaybeUninit};
+use core::ops::{Deref, DerefMut, Range};
+use core::ptr::NonNull;
+use hwlocality::memory::binding::{MemoryBindingFlags, MemoryBindingPolicy};
+use hwlocality::memory::nodeset::NodeSet;
+use std::string::ToString;
+use std::vec::Vec;
+
+/// A `Vec`-like buffer whose memory lives on one NUMA node.
+///
+/// Its pages are bound to the node before anything touches them, and every
+/// operation that may allocate is fallible. Allocation is by whole pages, so
+/// it suits large buffers.
+///
+/// ```
+/// use tine::numa::{PinnedVec, Topology};
+///
+/// let topology = Topology::discover()?;
+/// let node = topology.colocations()[0].node();
+/// let mut values = PinnedVec::with_capacity(&topology, node, 1024)?;
+/// for i in 0..1024u32 {
+///     values.try_push(i)?;
+/// }
+/// assert_eq!(values.iter().sum::<u32>(), 1023 * 1024 / 2);
+/// assert!(values.memory_nodes()?.iter().all(|&n| n == node));
+/// # Ok::<(), tine::Error>(())
+/// ```
+pub struct PinnedVec<T> {
+    ptr: NonNull<T>,
+    len: usize,
+    capacity: usize,
+    /// Bytes mapped at `ptr` (0 when nothing is mapped).
+    mapped: usize,
+    node: usize,
+    nodeset: NodeSet,
+    topology: Topology,
+}
+
+// SAFETY: a PinnedVec owns its elements like a Vec does; the raw pointer is
+// what makes the compiler unsure.
+unsafe impl<T: Send> Send for PinnedVec<T> {}
+// SAFETY: as above: `&PinnedVec<T>` only hands out `&T`.
+unsafe impl<T: Sync> Sync for PinnedVec<T> {}
+
+impl<T> core::fmt::Debug for PinnedVec<T>
+where
+    T: core::fmt::Debug,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PinnedVec")
+            .field("node", &self.node)
+            .field("elements", &self.as_slice())
+            .finish()
+    }
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(size)
+        .ok()
+        .filter(|&s| s > 0)
+        .unwrap_or(4096)
+}
+
+fn memory_error(operation: &'static str, message: impl ToString) -> Error {
+    Error::Hwloc {
+        operation,
+        message: message.to_string(),
+    }
+}
+
+impl<T> PinnedVec<T> {
+    /// An empty buffer for the node with OS index `node`; nothing is mapped
+    /// until the first element.
+    ///
+    /// # Errors
+    /// [`Error::NoSuchNode`], or [`Error::Hwloc`] if `topology` is not the
+    /// running machine's (binding would be faked) or `T`'s alignment exceeds
+    /// a page.
+    pub fn new(topology: &Topology, node: usize) -> Result<Self, Error> {
+        let mut nodeset = NodeSet::new();
+        for &index in topology.node(node)?.nodeset() {
+            nodeset.set(index);
+        }
+        if !topology.is_this_system() {
+            return Err(memory_error(
+                "bind memory",
+                "the topology was loaded from XML or a synthetic description, on which \
+                 hwloc only pretends to bind; use Topology::discover()",
+            ));
+        }
+        if core::mem::align_of::<T>() > page_size() {
+            return Err(memory_error(
+                "allocate bound memory",
+                "the element type is aligned to more than a page",
+            ));
+        }
+        Ok(PinnedVec {
+            ptr: NonNull::dangling(),
+            len: 0,
+            capacity: if size_of::<T>() == 0 { usize::MAX } else { 0 },
+            mapped: 0,
+            node,
+            nodeset,
+            topology: topology.clone(),
+        })
+    }
+
+    /// An empty buffer with room for `capacity` elements, bound and mapped.
+    ///
+    /// # Errors
+    /// As [`PinnedVec::new`] and [`PinnedVec::try_reserve`].
+    pub fn with_capacity(topology: &Topology, node: usize, capacity: usize) -> Result<Self, Error> {
+        let mut vec = Self::new(topology, node)?;
+        vec.try_reserve(capacity)?;
+        Ok(vec)
+    }
+
+    /// The OS index of the node the memory is bound to.
+    pub fn node(&self) -> usize {
+        self.node
+    }
+
+    /// Elements stored.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no element is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Elements that fit without another allocation.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// The elements.
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: the first `len` elements are initialized, and `ptr` is
+        // valid (or dangling and aligned, for `len == 0` or a ZST).
+        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+
+    /// The elements, mutably.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: as in `as_slice`, and `&mut self` makes it exclusive.
+        unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+
+    /// Makes room for at least `additional` more elements. New pages are
+    /// bound to the node before the old elements are copied into them.
+    ///
+    /// # Errors
+    /// [`Error::Hwloc`] if the size overflows, the OS refuses the mapping,
+    /// or the binding cannot be honoured.
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), Error> {
+        let needed = self
+            .len
+            .checked_add(additional)
+            .ok_or_else(|| memory_error("allocate bound memory", "capacity overflow"))?;
+        if needed <= self.capacity {
+            return Ok(());
+        }
+        let capacity = needed.max(self.capacity.saturating_mul(2));
+        let bytes = capacity
+            .checked_mul(size_of::<T>())
+            .and_then(|b| b.checked_next_multiple_of(page_size()))
+            .ok_or_else(|| memory_error("allocate bound memory", "capacity overflow"))?;
+        let fresh = self.map_bound(bytes)?;
+        // SAFETY: both regions hold at least `len` elements and do not
+        // overlap (the new one is a fresh mapping).
+        unsafe { core::ptr::copy_nonoverlapping(self.ptr.as_ptr(), fresh.as_ptr(), self.len) };
+        self.unmap();
+        self.ptr = fresh;
+        self.mapped = bytes;
+        self.capacity = bytes / size_of::<T>();
+        Ok(())
+    }
+
+    /// Maps `bytes` of fresh pages and binds them to the node, strictly.
+    fn map_bound(&self, bytes: usize) -> Result<NonNull<T>, Error> {
+        // SAFETY: an anonymous private mapping at an address of the OS's
+        // choice has no preconditions.
+        let raw = unsafe {
+            libc::mmap(
+                core::ptr::null_mut(),
+                bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if raw == libc::MAP_FAILED {
+            return Err(memory_error(
+                "allocate bound memory",
+                std::io::Error::last_os_error(),
+            ));
+        }
+        // SAFETY: the mapping is `bytes` long and readable; MaybeUninit
+        // makes no claim about its contents.
+        let area = unsafe { core::slice::from_raw_parts(raw.cast::<MaybeUninit<u8>>(), bytes) };
+        let bound = self.topology.hwloc().bind_memory_area(
+            area,
+            &self.nodeset,
+            MemoryBindingPolicy::Bind,
+            MemoryBindingFlags::STRICT,
+        );
+        if let Err(error) = bound {
+            // SAFETY: we mapped exactly this region above and nothing uses it.
+            unsafe { libc::munmap(raw, bytes) };
+            return Err(memory_error("bind memory", error));
+        }
+        // mmap never returns null on success.
+        NonNull::new(raw.cast::<T>())
+            .ok_or_else(|| memory_error("allocate bound memory", "mmap returned null"))
+    }
+
+    fn unmap(&mut self) {
+        if self.mapped > 0 {
+            // SAFETY: `ptr` is our mapping of `mapped` bytes; no element in
+            // it is live any more (moved out or dropped by the caller).
+            unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.mapped) };
+            self.mapped = 0;
+        }
+    }
+
+    /// Appends `value`.
+    ///
+    /// # Errors
+    /// As [`PinnedVec::try_reserve`]; `value` is dropped then.
+    pub fn try_push(&mut self, value: T) -> Result<(), Error> {
+        if self.len == self.capacity {
+            self.try_reserve(1)?;
+        }
+        // SAFETY: `len < capacity`, so the slot is inside the mapping and
+        // holds no live element.
+        unsafe { self.ptr.as_ptr().add(self.len).write(value) };
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Removes and returns the last element.
+    pub fn pop(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        // SAFETY: the element at the old `len - 1` was initialized and is no
+        // longer counted, so it is read exactly once.
+        Some(unsafe { self.ptr.as_ptr().add(self.len).read() })
+    }
+
+    /// Drops the elements from `len` on.
+    pub fn truncate(&mut self, len: usize) {
+        if len >= self.len {
+            return;
+        }
+        let tail = core::ptr::slice_from_raw_parts_mut(
+            // SAFETY: `len < self.len`, so the offset is in bounds.
+            unsafe { self.ptr.as_ptr().add(len) },
+            self.len - len,
+        );
+        // Shorten first: a panicking `Drop` then leaks rather than
+        // double-drops.
+        self.len = len;
+        // SAFETY: the tail was initialized and is no longer counted.
+        unsafe { core::ptr::drop_in_place(tail) };
+    }
+
+    /// Drops every element, keeping the memory.
+    pub fn clear(&mut self) {
+        self.truncate(0);
+    }
+
+    /// Appends clones of `values`.
+    ///
+    /// # Errors
+    /// As [`PinnedVec::try_reserve`].
+    pub fn try_extend_from_slice(&mut self, values: &[T]) -> Result<(), Error>
+    where
+        T: Clone,
+    {
+        self.try_reserve(values.len())?;
+        for value in values {
+            // Cannot allocate: the room is reserved.
+            self.try_push(value.clone())?;
+        }
+        Ok(())
+    }
+
+    /// Resizes to `len`, filling new slots with `fill()`.
+    ///
+    /// # Errors
+    /// As [`PinnedVec::try_reserve`].
+    pub fn try_resize_with(
+        &mut self,
+        len: usize,
+        mut fill: impl FnMut() -> T,
+    ) -> Result<(), Error> {
+        if len <= self.len {
+            self.truncate(len);
+            return Ok(());
+        }
+        self.try_reserve(len - self.len)?;
+        while self.len < len {
+            self.try_push(fill())?;
+        }
+        Ok(())
+    }
+
+    /// The OS indices of the nodes the stored elements' pages are on now,
+    /// from hwloc's memory-location query (`move_pages` on Linux). Empty if
+    /// nothing is stored. Only pages that have been touched have a place.
+    ///
+    /// # Errors
+    /// [`Error::Hwloc`] if the OS cannot say.
+    pub fn memory_nodes(&self) -> Result<Vec<usize>, Error> {
+        let bytes = self.len * size_of::<T>();
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        // SAFETY: the first `bytes` bytes of the mapping hold the elements.
+        let area = unsafe {
+            core::slice::from_raw_parts(self.ptr.as_ptr().cast::<MaybeUninit<u8>>(), bytes)
+        };
+        let nodes: NodeSet = self
+            .topology
+            .hwloc()
+            .area_memory_location(area, MemoryBindingFlags::empty())
+            .map_err(|e| memory_error("locate memory", e))?;
+        Ok(nodes.iter_set().map(usize::from).collect())
+    }
+
+    /// A pointer to the first element (the mapping's start).
+    pub fn as_ptr(&self) -> *const T {
+        self.ptr.as_ptr()
+    }
+
+    /// A mutable pointer to the first element.
+    pub fn as_mut_ptr(&mut self) -> *mut T {
+        self.ptr.as_ptr()
+    }
+
+    /// Sets the length without touching the elements.
+    ///
+    /// # Safety
+    /// `len <= capacity`, and the first `len` elements must be initialized.
+    pub(crate) unsafe fn set_len(&mut self, len: usize) {
+        self.len = len;
+    }
+}
+
+impl<T> Drop for PinnedVec<T> {
+    fn drop(&mut self) {
+        self.clear();
+        self.unmap();
+    }
+}
+
+impl<T> Deref for PinnedVec<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+impl<T> DerefMut for PinnedVec<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        self.as_mut_slice()
+    }
+}
+
+/// One array sharded over a [`DistributedPool`]'s colocations: shard `c`
+/// lives on colocation `c`'s node and holds exactly the block of indices
+/// that the pool's static split gives that colocation's threads.
+///
+/// So [`RoundRobinVec::par_for_each`] and its siblings have every thread
+/// touch only memory on its own node, and the first touch of every page
+/// (in [`RoundRobinVec::from_fn`]) is by a thread of that node.
+///
+/// ```
+/// use tine::numa::{DistributedPool, RoundRobinVec, Topology};
+/// use std::sync::atomic::{AtomicU64, Ordering};
+///
+/// let topology = Topology::discover()?;
+/// let pool = DistributedPool::try_spawn(&topology)?;
+/// let mut squares = RoundRobinVec::from_fn(&pool, 10_000, |i| (i * i) as u64)?;
+/// assert_eq!(squares.get(99), Some(&9801));
+///
+/// squares.fill_with(&pool, |i| i as u64);
+/// let sum = AtomicU64::new(0);
+/// squares.par_for_each(&pool, |_, &value| {
+///     sum.fetch_add(value, Ordering::Relaxed);
+/// });
+/// assert_eq!(sum.into_inner(), 9_999 * 10_000 / 2);
+/// # Ok::<(), tine::Error>(())
+/// ```
+pub struct RoundRobinVec<T> {
+    shards: Vec<PinnedVec<T>>,
+    /// Shard `s` holds indices `starts[s]..starts[s + 1]`.
+    starts: Vec<usize>,
+}
+
+impl<T> core::fmt::Debug for RoundRobinVec<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RoundRobinVec")
+            .field("starts", &self.starts)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Raw access to the shards' elements from several threads, each on its
+/// own indices.
+struct SharedShards<T> {
+    bases: *const PinnedVec<T>,
+}
+
+impl<T> Clone for SharedShards<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SharedShards<T> {}
+
+// SAFETY: the threads that share it touch disjoint elements (each its own
+// static range), and the fork joins before the owner uses the vector again.
+unsafe impl<T: Send> Sync for SharedShards<T> {}
+
+impl<T> SharedShards<T> {
+    /// # Safety
+    /// `shard` must be in bounds, `offset` below that shard's capacity, and
+    /// no other thread may use that element meanwhile.
+    unsafe fn element(self, shard: usize, offset: usize) -> *mut T {
+        // SAFETY: guaranteed by the caller; the PinnedVec structs are only
+        // read, their elements live in separate mappings.
+        unsafe { (*self.bases.add(shard)).ptr.as_ptr().add(offset) }
+    }
+}
+
+impl<T> RoundRobinVec<T> {
+    /// `len` elements, element `i` being `f(i)`, each shard allocated on its
+    /// colocation's node and filled by that colocation's threads.
+    ///
+    /// If `f` panics, the elements already made are dropped, the memory is
+    /// freed, and the panic resumes on the caller.
+    ///
+    /// # Errors
+    /// As [`PinnedVec::with_capacity`].
+    pub fn from_fn<F>(pool: &DistributedPool, len: usize, f: F) -> Result<Self, Error>
+    where
+        T: Send,
+        F: Fn(usize) -> T + Sync,
+    {
+        let topology = pool.topology();
+        let mut shards: Vec<PinnedVec<T>> = Vec::with_capacity(pool.colocations());
+        let mut starts = Vec::with_capacity(pool.colocations() + 1);
+        for c in 0..pool.colocations() {
+            let range = pool.colocation_range(len, c);
+            starts.push(range.start);
+            let node = topology.colocations()[c].node();
+            shards.push(PinnedVec::with_capacity(topology, node, range.len())?);
+        }
+        starts.push(len);
+        let mut vec = RoundRobinVec { shards, starts };
+
+        let threads = pool.threads();
+        let finished: Vec<AtomicBool> = (0..threads).map(|_| AtomicBool::new(false)).collect();
+        let shared = SharedShards {
+            bases: vec.shards.as_ptr(),
+        };
+        let starts = &vec.starts;
+        let filled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.for_slices(len, |first, count| {
+                let range = first.task_index..first.task_index + count;
+                /// Drops this thread's elements made so far if `f` unwinds.
+                struct Partial<'a, T> {
+                    shared: SharedShards<T>,
+                    starts: &'a [usize],
+                    begin: usize,
+                    made: usize,
+                }
+                impl<T> Drop for Partial<'_, T> {
+                    fn drop(&mut self) {
+                        for i in self.begin..self.begin + self.made {
+                            let (shard, offset) = locate(self.starts, i);
+                            // SAFETY: this thread made element `i` and no one
+                            // else touches it.
+                            unsafe { self.shared.element(shard, offset).drop_in_place() };
+                        }
+                    }
+                }
+                let mut partial = Partial {
+                    shared,
+                    starts,
+                    begin: range.start,
+                    made: 0,
+                };
+                for (shard, span) in segments(starts, range) {
+                    for i in span {
+                        let value = f(i);
+                        // SAFETY: `i` is in this thread's range, so in shard
+                        // `shard` below its capacity, and only we write it.
+                        unsafe { shared.element(shard, i - starts[shard]).write(value) };
+                        partial.made += 1;
+                    }
+                }
+                core::mem::forget(partial);
+                // Read by the caller after the join.
+                finished[first.thread_index].store(true, Ordering::Relaxed);
+            });
+        }));
+        if let Err(payload) = filled {
+            for (thread_index, done) in finished.iter().enumerate() {
+                if done.load(Ordering::Relaxed) {
+                    let (begin, count) = crate::broadcast::split(len, threads, thread_index);
+                    for (shard, span) in segments(&vec.starts, begin..begin + count) {
+                        for i in span {
+                            let offset = i - vec.starts[shard];
+                            // SAFETY: a finished thread made every element of
+                            // its range, and the fork has joined.
+                            unsafe { shared.element(shard, offset).drop_in_place() };
+                        }
+                    }
+                }
+            }
+            std::panic::resume_unwind(payload);
+        }
+        for (shard, vecs) in vec.shards.iter_mut().enumerate() {
+            let count = vec.starts[shard + 1] - vec.starts[shard];
+            // SAFETY: every thread finished its range, and the ranges tile
+            // each shard's block.
+            unsafe { vecs.set_len(count) };
+        }
+        Ok(vec)
+    }
+
+    /// Elements in all.
+    pub fn len(&self) -> usize {
+        self.starts[self.starts.len() - 1]
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The number of shards (the pool's colocations).
+    pub fn shards(&self) -> usize {
+        self.shards.len()
+    }
+
+    /// Shard `s`, on colocation `s`'s node.
+    pub fn shard(&self, s: usize) -> &PinnedVec<T> {
+        &self.shards[s]
+    }
+
+    /// The indices shard `s` holds.
+    pub fn shard_range(&self, s: usize) -> Range<usize> {
+        self.starts[s]..self.starts[s + 1]
+    }
+
+    /// Element `i`.
+    pub fn get(&self, i: usize) -> Option<&T> {
+        if i >= self.len() {
+            return None;
+        }
+        let (shard, offset) = locate(&self.starts, i);
+        self.shards[shard].get(offset)
+    }
+
+    /// Element `i`, mutably.
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        if i >= self.len() {
+            return None;
+        }
+        let (shard, offset) = locate(&self.starts, i);
+        self.shards[shard].get_mut(offset)
+    }
+
+    /// Calls `f(i, &element)` for every element, each thread on its own
+    /// block: with the pool the vector was made for, only on its node.
+    pub fn par_for_each<F>(&self, pool: &DistributedPool, f: F)
+    where
+        T: Sync,
+        F: Fn(usize, &T) + Sync,
+    {
+        pool.for_slices(self.len(), |first, count| {
+            for (shard, span) in segments(&self.starts, first.task_index..first.task_index + count)
+            {
+                let base = self.starts[shard];
+                let elements = &self.shards[shard][span.start - base..span.end - base];
+                for (i, element) in span.zip(elements) {
+                    f(i, element);
+                }
+            }
+        });
+    }
+
+    /// Calls `f(i, &mut element)` for every element, as
+    /// [`RoundRobinVec::par_for_each`].
+    pub fn par_for_each_mut<F>(&mut self, pool: &DistributedPool, f: F)
+    where
+        T: Send,
+        F: Fn(usize, &mut T) + Sync,
+    {
+        let shared = SharedShards {
+            bases: self.shards.as_ptr(),
+        };
+        let starts = &self.starts;
+        pool.for_slices(self.len(), |first, count| {
+            for (shard, span) in segments(starts, first.task_index..first.task_index + count) {
+                for i in span {
+                    // SAFETY: `i` is in this thread's range only, inside
+                    // shard `shard`'s initialized elements; `&mut self` keeps
+                    // everyone else out until the fork joins.
+                    let element = unsafe { &mut *shared.element(shard, i - starts[shard]) };
+                    f(i, element);
+                }
+            }
+        });
+    }
+
+    /// Sets element `i` to `f(i)` for every `i`, in parallel, each thread on
+    /// its own block. `f` is `Fn`, not `FnMut`: threads call it at once.
+    pub fn fill_with<F>(&mut self, pool: &DistributedPool, f: F)
+    where
+        T: Send,
+        F: Fn(usize) -> T + Sync,
+    {
+        self.par_for_each_mut(pool, |i, element| *element = f(i));
+    }
+}
+
+/// The shard holding index `i`, and `i`'s offset in it.
+fn locate(starts: &[usize], i: usize) -> (usize, usize) {
+    // The last shard whose start is <= i (empty shards share a start).
+    let shard = starts[..starts.len() - 1].partition_point(|&start| start <= i) - 1;
+    (shard, i - starts[shard])
+}
+
+/// `range` cut at shard boundaries: (shard, the part of `range` in it).
+fn segments(
+    starts: &[usize],
+    range: Range<usize>,
+) -> impl Iterator<Item = (usize, Range<usize>)> + '_ {
+    (0..starts.len() - 1).filter_map(move |shard| {
+        let begin = range.start.max(starts[shard]);
+        let end = range.end.min(starts[shard + 1]);
+        (begin < end).then_some((shard, begin..end))
+    })
+}
