@@ -91,6 +91,9 @@ fn forks_do_not_allocate() {
     all(1000);
     COUNTING.store(false, Relaxed);
     let allocations = ALLOCATIONS.load(Relaxed);
-    assert_eq!(allocations, 0, "{allocations} allocations in 5000 forks per pool");
+    assert_eq!(
+        allocations, 0,
+        "{allocations} allocations in 5000 forks per pool"
+    );
     assert!(sink.load(Relaxed) > 0);
 }

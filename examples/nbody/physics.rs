@@ -1,37 +1,25 @@
-//! All-pairs N-body simulation: the fine-grained workload of fork_union's
-//! benchmark, where every step is two short parallel loops.
+//! The N-body physics, and one step of it on any parallel backend.
 //!
-//! Each step computes the gravitational acceleration on every body from
-//! every other body (O(n²), one task per body), then moves every body (one
-//! task per body). With 128 bodies a step is tens of microseconds of work,
-//! so fork-join overhead shows directly in the total.
-//!
-//! ```text
-//! cargo run --release --example nbody
-//! NBODY_COUNT=1024 NBODY_ITERATIONS=100 NBODY_BACKEND=tine_dynamic cargo run --release --example nbody
-//! ```
-//!
-//! - `NBODY_COUNT`: bodies (default 128).
-//! - `NBODY_ITERATIONS`: steps (default 10000).
-//! - `NBODY_BACKEND`: `tine_static`, `tine_dynamic` or `serial`, or a
-//!   comma-separated list (default: all).
-//! - `NBODY_THREADS`: threads for the tine pool (default: available CPUs).
-//!
-//! Every backend runs the same arithmetic in the same order per body, so
-//! their final states must match the serial one bit for bit; the example
-//! checks that.
+//! Shared by tine's `examples/nbody` and by the peer comparison in
+//! `benches/peers` (which includes this file with `#[path]`), so that every
+//! backend runs the very same arithmetic.
 
-use std::time::Instant;
-
+/// Gravitational constant.
 const G: f32 = 6.674e-11;
+/// Time step.
 const DT: f32 = 0.01;
+/// Added to squared distances so that close encounters stay finite.
 const SOFTENING: f32 = 1e-9;
 
+/// A 3-vector of `f32`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct Vec3 {
-    x: f32,
-    y: f32,
-    z: f32,
+pub struct Vec3 {
+    /// The x component.
+    pub x: f32,
+    /// The y component.
+    pub y: f32,
+    /// The z component.
+    pub z: f32,
 }
 
 impl Vec3 {
@@ -61,15 +49,19 @@ impl Vec3 {
     }
 }
 
+/// One body: where it is, how fast it moves, how heavy it is.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct Body {
-    position: Vec3,
-    velocity: Vec3,
-    mass: f32,
+pub struct Body {
+    /// Position.
+    pub position: Vec3,
+    /// Velocity.
+    pub velocity: Vec3,
+    /// Mass.
+    pub mass: f32,
 }
 
 /// A deterministic cloud of bodies (xorshift, no dependency).
-fn initial_bodies(count: usize) -> Vec<Body> {
+pub fn initial_bodies(count: usize) -> Vec<Body> {
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     let mut next = || {
         state ^= state << 13;
@@ -95,7 +87,7 @@ fn initial_bodies(count: usize) -> Vec<Body> {
 }
 
 /// The acceleration on body `i` from all the others.
-fn acceleration(bodies: &[Body], i: usize) -> Vec3 {
+pub fn acceleration(bodies: &[Body], i: usize) -> Vec3 {
     let me = bodies[i].position;
     let mut total = Vec3::default();
     for (j, other) in bodies.iter().enumerate() {
@@ -110,17 +102,55 @@ fn acceleration(bodies: &[Body], i: usize) -> Vec3 {
     total
 }
 
-fn advance(body: &mut Body, acceleration: Vec3) {
+/// Moves `body` one time step under `acceleration`.
+pub fn advance(body: &mut Body, acceleration: Vec3) {
     body.velocity = body.velocity.add(acceleration.scale(DT));
     body.position = body.position.add(body.velocity.scale(DT));
 }
 
-fn step_serial(bodies: &mut [Body], accelerations: &mut [Vec3]) {
-    for (i, slot) in accelerations.iter_mut().enumerate() {
-        *slot = acceleration(bodies, i);
+/// A backend that runs a step's two passes. Each pass calls `task(i)` once
+/// for every `i` in `0..n` and returns when all calls have finished; a task
+/// writes only element `i`, so the calls may run in parallel.
+pub trait Passes {
+    /// The acceleration pass: task `i` computes body `i`'s acceleration.
+    fn accelerations<F: Fn(usize) + Sync>(&mut self, n: usize, task: F);
+    /// The move pass: task `i` moves body `i`.
+    fn moves<F: Fn(usize) + Sync>(&mut self, n: usize, task: F);
+}
+
+/// Both passes as plain loops on the calling thread.
+pub struct Serial;
+
+impl Passes for Serial {
+    fn accelerations<F: Fn(usize) + Sync>(&mut self, n: usize, task: F) {
+        (0..n).for_each(task);
     }
-    for (body, &a) in bodies.iter_mut().zip(accelerations.iter()) {
-        advance(body, a);
+    fn moves<F: Fn(usize) + Sync>(&mut self, n: usize, task: F) {
+        (0..n).for_each(task);
+    }
+}
+
+/// Both passes on a tine pool: the acceleration pass with `for_n_dynamic`
+/// when `dynamic`, else with `for_n`; the cheap move pass always with
+/// `for_n`.
+pub struct Tine<'a> {
+    /// The pool.
+    pub pool: &'a tine::ThreadPool,
+    /// Whether the acceleration pass uses the dynamic schedule.
+    pub dynamic: bool,
+}
+
+impl Passes for Tine<'_> {
+    fn accelerations<F: Fn(usize) + Sync>(&mut self, n: usize, task: F) {
+        let task = |prong: tine::Prong| task(prong.task_index);
+        if self.dynamic {
+            self.pool.for_n_dynamic(n, task);
+        } else {
+            self.pool.for_n(n, task);
+        }
+    }
+    fn moves<F: Fn(usize) + Sync>(&mut self, n: usize, task: F) {
+        self.pool.for_n(n, |prong| task(prong.task_index));
     }
 }
 
@@ -129,7 +159,7 @@ fn step_serial(bodies: &mut [Body], accelerations: &mut [Vec3]) {
 struct Disjoint<T>(*mut T);
 
 // SAFETY: tasks only write distinct indices through it (one task per index),
-// and the fork-join call does not return before every task has finished.
+// and every pass returns only after all its tasks have finished.
 unsafe impl<T: Send> Sync for Disjoint<T> {}
 
 impl<T> Disjoint<T> {
@@ -142,95 +172,22 @@ impl<T> Disjoint<T> {
     }
 }
 
-fn step_tine(
-    pool: &tine::ThreadPool,
-    dynamic: bool,
-    bodies: &mut [Body],
-    accelerations: &mut [Vec3],
-) {
+/// One time step: every body's acceleration from the current positions,
+/// then every body moved. Every backend does the same arithmetic in the same
+/// order per body, so all give bit-identical results.
+pub fn step(passes: &mut impl Passes, bodies: &mut [Body], accelerations: &mut [Vec3]) {
     let n = bodies.len();
+    assert_eq!(accelerations.len(), n, "one acceleration per body");
     let out = Disjoint(accelerations.as_mut_ptr());
     let shared: &[Body] = bodies;
-    let compute = |prong: tine::Prong| {
-        // SAFETY: each task index is visited once, and is < n.
-        unsafe { *out.get(prong.task_index) = acceleration(shared, prong.task_index) };
-    };
-    if dynamic {
-        pool.for_n_dynamic(n, compute);
-    } else {
-        pool.for_n(n, compute);
-    }
+    passes.accelerations(n, |i| {
+        // SAFETY: the pass calls each i in 0..n once.
+        unsafe { *out.get(i) = acceleration(shared, i) };
+    });
     let moved = Disjoint(bodies.as_mut_ptr());
     let accelerations: &[Vec3] = accelerations;
-    pool.for_n(n, |prong| {
-        // SAFETY: each task index is visited once, and is < n.
-        let body = unsafe { moved.get(prong.task_index) };
-        advance(body, accelerations[prong.task_index]);
+    passes.moves(n, |i| {
+        // SAFETY: the pass calls each i in 0..n once.
+        advance(unsafe { moved.get(i) }, accelerations[i]);
     });
-}
-
-fn env_usize(name: &str, default: usize) -> usize {
-    match std::env::var(name) {
-        Ok(text) => text
-            .parse()
-            .unwrap_or_else(|_| panic!("{name} must be a whole number, got {text:?}")),
-        Err(_) => default,
-    }
-}
-
-fn main() -> Result<(), tine::Error> {
-    let count = env_usize("NBODY_COUNT", 128);
-    let iterations = env_usize("NBODY_ITERATIONS", 10_000);
-    let threads = env_usize(
-        "NBODY_THREADS",
-        std::thread::available_parallelism().map_or(1, |n| n.get()),
-    );
-    let backends =
-        std::env::var("NBODY_BACKEND").unwrap_or_else(|_| "serial,tine_static,tine_dynamic".into());
-    let backends: Vec<&str> = backends.split(',').map(str::trim).collect();
-    for backend in &backends {
-        if !["serial", "tine_static", "tine_dynamic"].contains(backend) {
-            eprintln!("unknown NBODY_BACKEND {backend:?}: use tine_static, tine_dynamic or serial");
-            std::process::exit(2);
-        }
-    }
-
-    let pool = tine::ThreadPool::try_spawn(threads)?;
-    println!("n-body: {count} bodies, {iterations} steps, {threads} threads");
-    println!();
-    println!("| backend | seconds | steps/s | speed-up vs first row |");
-    println!("|---|---:|---:|---:|");
-
-    let mut reference: Option<(Vec<Body>, f64)> = None;
-    for backend in backends {
-        let mut bodies = initial_bodies(count);
-        let mut accelerations = vec![Vec3::default(); count];
-        let start = Instant::now();
-        for _ in 0..iterations {
-            match backend {
-                "serial" => step_serial(&mut bodies, &mut accelerations),
-                "tine_static" => step_tine(&pool, false, &mut bodies, &mut accelerations),
-                _ => step_tine(&pool, true, &mut bodies, &mut accelerations),
-            }
-        }
-        let seconds = start.elapsed().as_secs_f64();
-        let versus = match &reference {
-            Some((expected, serial_seconds)) => {
-                assert!(
-                    *expected == bodies,
-                    "{backend} diverged from the first backend's final state"
-                );
-                format!("{:.2}x", serial_seconds / seconds)
-            }
-            None => "1.00x".into(),
-        };
-        println!(
-            "| {backend} | {seconds:.3} | {:.0} | {versus} |",
-            iterations as f64 / seconds
-        );
-        if reference.is_none() {
-            reference = Some((bodies, seconds));
-        }
-    }
-    Ok(())
 }

@@ -603,14 +603,48 @@ impl<T> RoundRobinVec<T> {
         T: Sync,
         F: Fn(usize, &T) + Sync,
     {
+        self.par_for_each_chunk(pool, |first, chunk| {
+            for (offset, element) in chunk.iter().enumerate() {
+                f(first.task_index + offset, element);
+            }
+        });
+    }
+
+    /// Calls `f(prong, chunk)` with each thread's contiguous run of elements,
+    /// `prong.task_index` being the index of `chunk[0]`. With the pool the
+    /// vector was made for, each thread gets one chunk, on its own node; with
+    /// another pool, a thread's range may cross a shard boundary and come
+    /// in two chunks.
+    ///
+    /// ```
+    /// use tine::numa::{DistributedPool, RoundRobinVec, Topology};
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    ///
+    /// let topology = Topology::discover()?;
+    /// let pool = DistributedPool::try_spawn(&topology)?;
+    /// let data = RoundRobinVec::from_fn(&pool, 1000, |i| i as u64)?;
+    /// let sum = AtomicU64::new(0);
+    /// data.par_for_each_chunk(&pool, |_prong, chunk| {
+    ///     sum.fetch_add(chunk.iter().sum::<u64>(), Ordering::Relaxed);
+    /// });
+    /// assert_eq!(sum.into_inner(), 999 * 1000 / 2);
+    /// # Ok::<(), tine::Error>(())
+    /// ```
+    pub fn par_for_each_chunk<F>(&self, pool: &DistributedPool, f: F)
+    where
+        T: Sync,
+        F: Fn(crate::Prong, &[T]) + Sync,
+    {
         pool.for_slices(self.len(), |first, count| {
             for (shard, span) in segments(&self.starts, first.task_index..first.task_index + count)
             {
                 let base = self.starts[shard];
-                let elements = &self.shards[shard][span.start - base..span.end - base];
-                for (i, element) in span.zip(elements) {
-                    f(i, element);
-                }
+                let chunk = &self.shards[shard][span.start - base..span.end - base];
+                let prong = crate::Prong {
+                    task_index: span.start,
+                    ..first
+                };
+                f(prong, chunk);
             }
         });
     }

@@ -33,8 +33,7 @@
 //! pool warmed up again) right before the pool's next sample. rayon workers
 //! go to sleep on their own when idle.
 
-use std::hint::{black_box, spin_loop};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::hint::black_box;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -53,11 +52,6 @@ const WARMUP: Duration = Duration::from_millis(300);
 /// Least warm-up before every sample: covers the threads' wake-up and the
 /// scheduler spreading them over the CPUs after the pool is unparked.
 const MIN_WARM: Duration = Duration::from_millis(10);
-
-/// An atomic alone on its cache line (128 bytes covers adjacent-line
-/// prefetching on x86 and the 128-byte lines of some Arm cores).
-#[repr(align(128))]
-struct Padded(AtomicUsize);
 
 /// Where parked threads wait until their pool's next sample.
 struct Gate {
@@ -264,41 +258,10 @@ fn timed(budget: Budget, mut call: impl FnMut()) -> (f64, usize) {
     (black_box(ns), calls)
 }
 
-/// Round trips of a counter between this thread and a partner through two
-/// cache-padded atomics; the partner lives for one sample only.
+/// Round trips of a counter between this thread and a partner (see
+/// [`tine_peers::with_ping_pong`]); the partner lives for one sample only.
 fn ping_pong(budget: Budget) -> (f64, usize) {
-    const STOP: usize = usize::MAX;
-    let ping = Padded(AtomicUsize::new(0));
-    let pong = Padded(AtomicUsize::new(0));
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            let mut seen = 0;
-            loop {
-                let next = loop {
-                    let next = ping.0.load(Ordering::Acquire);
-                    if next != seen {
-                        break next;
-                    }
-                    spin_loop();
-                };
-                if next == STOP {
-                    break;
-                }
-                pong.0.store(next, Ordering::Release);
-                seen = next;
-            }
-        });
-        let mut sent = 0;
-        let result = timed(budget, || {
-            sent += 1;
-            ping.0.store(sent, Ordering::Release);
-            while pong.0.load(Ordering::Acquire) != sent {
-                spin_loop();
-            }
-        });
-        ping.0.store(STOP, Ordering::Release);
-        result
-    })
+    tine_peers::with_ping_pong(|partner| timed(budget, || partner.round_trip()))
 }
 
 fn env_usize(name: &str) -> Option<usize> {
