@@ -62,6 +62,15 @@
 //!   holder of that fork sees it when it releases, since every fork in
 //!   between joins first.
 //!
+//! # Spread forks (the `numa` feature)
+//!
+//! A distributed pool forks several teams as one: it holds its first team
+//! (the lock), takes the others (free whenever the first is held, as only
+//! that pool uses them), publishes one job to each, runs share 0, and joins
+//! them all. The other teams' slot 0 is a stand-in held by the caller that
+//! runs nothing, and their workers pass the pool-wide thread index to the
+//! share. Each team keeps every invariant above on its own.
+//!
 //! The dispatch and join paths take no lock other than the countdown itself,
 //! allocate nothing, and make no syscall while workers are awake (spinning):
 //! only a fork that finds workers parked wakes them, and then its caller
