@@ -457,7 +457,8 @@ impl Team {
     ///
     /// `prepare` runs once the teams are held and before anything is
     /// published: the place to reset counters the shares will use, which
-    /// the generations' Release stores then publish.
+    /// the generations' Release stores then publish. It must not panic: the
+    /// teams would stay held.
     #[cfg(feature = "std")]
     #[inline]
     pub(crate) fn fork_spread<F: Share>(
@@ -1066,9 +1067,9 @@ impl Builder {
         self
     }
 
-    /// Whether pinning may put two threads on one CPU (round-robin) when
-    /// there are more threads than CPUs. Default `true`: strict, so such a
-    /// request fails with [`Error::NotEnoughCpus`].
+    /// Whether pinning is strict. Strict (`true`, the default) refuses to
+    /// put two threads on one CPU: more threads than CPUs fails with
+    /// [`Error::NotEnoughCpus`]. `false` lets threads wrap round-robin.
     #[cfg(feature = "numa")]
     pub fn strict_pinning(mut self, strict: bool) -> Self {
         self.strict_pinning = strict;
@@ -1103,16 +1104,13 @@ impl Builder {
         let team = Arc::new(Team::build(self.threads, 0, workers, waiter)?);
         #[cfg(feature = "numa")]
         let placement = match &self.pin {
-            Some((topology, pin)) => {
-                let placement = crate::numa::Placement::new(
-                    topology.clone(),
-                    *pin,
-                    self.strict_pinning,
-                    self.pin_caller,
-                );
-                let plan = placement.plan(self.threads)?;
-                Some((placement, plan))
-            }
+            Some((topology, pin)) => Some(crate::numa::Placement::new(
+                topology,
+                *pin,
+                self.threads,
+                self.strict_pinning,
+                self.pin_caller,
+            )?),
             None => None,
         };
         let mut pool = ThreadPool {
@@ -1125,7 +1123,7 @@ impl Builder {
             #[cfg(feature = "numa")]
             let setup = placement
                 .as_ref()
-                .and_then(|(placement, plan)| placement.worker_setup(plan, index));
+                .and_then(|placement| placement.worker_setup(index));
             #[cfg(not(feature = "numa"))]
             let setup = None;
             // Dropping the pool on an error stops and joins the workers
@@ -1134,8 +1132,8 @@ impl Builder {
                 .push(self.spawn_worker(&pool.team, index, setup)?);
         }
         #[cfg(feature = "numa")]
-        if let Some((placement, plan)) = &placement {
-            pool.caller_pin = placement.pin_caller(plan)?;
+        if let Some(placement) = &placement {
+            pool.caller_pin = placement.pin_caller()?;
         }
         Ok(pool)
     }
@@ -1153,7 +1151,7 @@ impl Builder {
         }
         // SAFETY: this is the only thread ever given `index` for this team
         // (`build` runs each index once and `run_worker` has no free slot).
-        unsafe { spawn_worker(&self.name, self.stack_size, team, index, index, setup) }
+        unsafe { spawn_worker(&self.name, self.stack_size, team, index, setup) }
     }
 }
 
@@ -1162,9 +1160,10 @@ impl Builder {
 #[cfg(feature = "std")]
 pub(crate) type WorkerSetup = Box<dyn FnOnce() -> Result<(), Error> + Send>;
 
-/// Starts the thread of worker `slot` of `team`, named `{prefix}:{slot}`,
-/// which runs `setup` and then the worker loop with `thread_index` (see
-/// [`Team::work`]). With a setup, waits for it and returns its error.
+/// Starts a worker thread of `team`, named
+/// `{prefix}:{thread_index}`, which runs `setup` and then the worker loop
+/// with `thread_index` (see [`Team::work`]). With a setup, waits for it and
+/// returns its error.
 ///
 /// # Safety
 /// As for [`Team::work`]: the team must not get more than `threads - 1`
@@ -1174,17 +1173,16 @@ pub(crate) unsafe fn spawn_worker(
     prefix: &str,
     stack_size: Option<usize>,
     team: &Arc<Team>,
-    slot: usize,
     thread_index: usize,
     setup: Option<WorkerSetup>,
 ) -> Result<JoinHandle<()>, Error> {
-    let mut builder = std::thread::Builder::new().name(thread_name(prefix, slot));
+    let mut builder = std::thread::Builder::new().name(thread_name(prefix, thread_index));
     if let Some(bytes) = stack_size {
         builder = builder.stack_size(bytes);
     }
     let team = Arc::clone(team);
     let spawn_error = |source| Error::Spawn {
-        index: slot,
+        index: thread_index,
         source,
     };
     let Some(setup) = setup else {

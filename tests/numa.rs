@@ -354,20 +354,67 @@ fn a_call_from_inside_a_task_runs_inline_without_deadlock() {
 
 #[test]
 fn concurrent_callers_are_serialized() {
+    // Every share counts itself in and out: if two callers' forks ever
+    // overlapped, more shares than the pool has threads would be inside.
     let pool = epyc_pool();
-    let total = AtomicUsize::new(0);
+    let inside = AtomicUsize::new(0);
+    let most = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..3 {
             scope.spawn(|| {
                 for _ in 0..100 {
-                    pool.for_n(64, |_| {
-                        total.fetch_add(1, Ordering::Relaxed);
+                    pool.for_threads(|_, _| {
+                        let now = inside.fetch_add(1, Ordering::Relaxed) + 1;
+                        most.fetch_max(now, Ordering::Relaxed);
+                        std::hint::spin_loop();
+                        inside.fetch_sub(1, Ordering::Relaxed);
                     });
                 }
             });
         }
     });
-    assert_eq!(total.into_inner(), 3 * 100 * 64);
+    let most = most.into_inner();
+    assert!(most <= pool.threads(), "{most} shares inside at once");
+}
+
+#[test]
+fn a_panic_in_the_callers_share_waits_for_the_remote_shares() {
+    // The remote shares read the caller's stack after the caller's share
+    // has panicked; the fork must join them before unwinding on.
+    let pool = epyc_pool();
+    for _ in 0..20 {
+        let on_stack = [7u64; 64];
+        let finished = AtomicUsize::new(0);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.for_threads(|thread, _| {
+                if thread == 0 {
+                    panic!("caller");
+                }
+                std::thread::sleep(Duration::from_micros(200));
+                assert_eq!(on_stack.iter().sum::<u64>(), 7 * 64);
+                finished.fetch_add(1, Ordering::Relaxed);
+            })
+        }));
+        assert!(result.is_err());
+        assert_eq!(finished.load(Ordering::Relaxed), pool.threads() - 1);
+    }
+}
+
+#[test]
+fn a_dynamic_call_nested_in_a_dynamic_call_leaves_the_outer_one_whole() {
+    let pool = epyc_pool();
+    let outer: Vec<AtomicUsize> = (0..500).map(|_| AtomicUsize::new(0)).collect();
+    let inner = AtomicUsize::new(0);
+    pool.for_n_dynamic(outer.len(), |prong| {
+        if prong.task_index % 50 == 0 {
+            pool.for_n_dynamic(30, |_| {
+                inner.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        outer[prong.task_index].fetch_add(1, Ordering::Relaxed);
+    });
+    assert!(outer.iter().all(|hits| hits.load(Ordering::Relaxed) == 1));
+    assert_eq!(inner.into_inner(), 10 * 30);
 }
 
 #[test]

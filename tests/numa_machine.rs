@@ -45,6 +45,23 @@ fn topology() -> Topology {
     topology
 }
 
+/// The nodes with CPUs, by the kernel's own account (sysfs), independent
+/// of hwloc.
+fn nodes_with_cpus_from_sysfs() -> BTreeSet<usize> {
+    let mut nodes = BTreeSet::new();
+    for entry in std::fs::read_dir("/sys/devices/system/node").unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let Some(index) = name.strip_prefix("node").and_then(|i| i.parse().ok()) else {
+            continue;
+        };
+        let cpulist = std::fs::read_to_string(format!("/sys/devices/system/node/{name}/cpulist"));
+        if !cpulist.unwrap_or_default().trim().is_empty() {
+            nodes.insert(index);
+        }
+    }
+    nodes
+}
+
 #[test]
 fn distributed_workers_run_on_their_nodes_cpus_and_cover_every_node() {
     let topology = topology();
@@ -52,15 +69,11 @@ fn distributed_workers_run_on_their_nodes_cpus_and_cover_every_node() {
         .pin(Pin::HardwareThreads)
         .build()
         .unwrap();
-    let with_cpus = topology.nodes().iter().filter(|n| n.has_cpus()).count();
-    assert_eq!(
-        pool.colocations(),
-        with_cpus,
-        "a node with CPUs got no team"
-    );
-    for c in 0..pool.colocations() {
-        assert!(pool.threads_in(c) > 0);
-    }
+    // One team per node that has CPUs, as the kernel counts them.
+    let team_nodes: BTreeSet<usize> = (0..pool.colocations())
+        .map(|c| topology.colocations()[c].node())
+        .collect();
+    assert_eq!(team_nodes, nodes_with_cpus_from_sysfs());
     let wrong = Mutex::new(Vec::new());
     let visited = Mutex::new(BTreeSet::new());
     for _ in 0..20 {
@@ -76,20 +89,18 @@ fn distributed_workers_run_on_their_nodes_cpus_and_cover_every_node() {
                     .unwrap()
                     .push((thread, cpu, placement.cpus.clone()));
             }
-            visited
-                .lock()
-                .unwrap()
-                .insert(topology.colocations()[colocation].node());
+            visited.lock().unwrap().insert(colocation);
         });
     }
     assert!(
         wrong.into_inner().unwrap().is_empty(),
         "workers off their CPUs"
     );
-    if pool.threads() > pool.colocations() {
-        // Every node had a worker of its own run there.
-        assert_eq!(visited.into_inner().unwrap().len(), pool.colocations());
-    }
+    // Every colocation with a worker of its own had it run there.
+    let with_workers: BTreeSet<usize> = (0..pool.colocations())
+        .filter(|&c| pool.thread_range(c).any(|t| t != 0))
+        .collect();
+    assert_eq!(visited.into_inner().unwrap(), with_workers);
 }
 
 #[test]
@@ -174,9 +185,10 @@ fn round_robin_shards_live_on_their_nodes() {
     assert_eq!(data.len(), len);
     for s in 0..data.shards() {
         let node = topology.colocations()[s].node();
-        assert_eq!(data.shard(s).node(), node);
-        assert_eq!(data.shard(s).memory_nodes().unwrap(), [node], "shard {s}");
-        assert_eq!(data.shard_range(s), pool.colocation_range(len, s));
+        let shard = data.shard(s).unwrap();
+        assert_eq!(shard.node(), node);
+        assert_eq!(shard.memory_nodes().unwrap(), [node], "shard {s}");
+        assert_eq!(data.shard_range(s), Some(pool.colocation_range(len, s)));
     }
     data.fill_with(&pool, |i| (i % 1000) as u32);
     data.par_for_each_mut(&pool, |_, x| *x += 1);
@@ -192,28 +204,56 @@ fn round_robin_shards_live_on_their_nodes() {
         Some(((len - 1) % 1000 + 1) as u32)
     );
     assert_eq!(data.get(len), None);
+    assert!(data.shard(data.shards()).is_none());
+    assert!(data.shard_range(usize::MAX).is_none());
 }
 
 #[test]
-fn a_panicking_fill_drops_what_it_made_and_frees_the_rest() {
-    static LIVE: AtomicUsize = AtomicUsize::new(0);
-    struct Counted;
-    impl Drop for Counted {
+fn a_panicking_fill_drops_exactly_what_it_made() {
+    static MADE: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+    static DROPPED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+    /// Carries its index, so the test sees which elements were dropped.
+    struct Tracked(usize);
+    impl Drop for Tracked {
         fn drop(&mut self) {
-            LIVE.fetch_sub(1, Ordering::Relaxed);
+            DROPPED.lock().unwrap().push(self.0);
         }
     }
     let topology = topology();
     let pool = DistributedPool::try_spawn(&topology).unwrap();
+    let len = 10_000;
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        RoundRobinVec::from_fn(&pool, 10_000, |i| {
-            if i == 7777 {
+        RoundRobinVec::from_fn(&pool, len, |i| {
+            // One panic, in the middle of the last thread's range.
+            if i == len - 100 {
                 panic!("fill failed");
             }
-            LIVE.fetch_add(1, Ordering::Relaxed);
-            Counted
+            MADE.lock().unwrap().push(i);
+            Tracked(i)
         })
     }));
     assert!(result.is_err());
-    assert_eq!(LIVE.load(Ordering::Relaxed), 0, "elements leaked");
+    let mut made = MADE.lock().unwrap().clone();
+    let mut dropped = DROPPED.lock().unwrap().clone();
+    made.sort_unstable();
+    dropped.sort_unstable();
+    assert!(!made.is_empty());
+    assert_eq!(dropped, made, "every element made is dropped, once");
+}
+
+#[test]
+fn pinned_vec_handles_zero_sized_types_and_refuses_overflow() {
+    let topology = topology();
+    let node = topology.colocations()[0].node();
+    let mut units = PinnedVec::<()>::new(&topology, node).unwrap();
+    for _ in 0..100_000 {
+        units.try_push(()).unwrap();
+    }
+    assert_eq!(units.len(), 100_000);
+    assert!(units.memory_nodes().unwrap().is_empty());
+    let mut bytes = PinnedVec::<u64>::new(&topology, node).unwrap();
+    assert!(bytes.try_reserve(usize::MAX / 4).is_err());
+    assert!(bytes.try_reserve(usize::MAX).is_err());
+    bytes.try_push(1).unwrap();
+    assert_eq!(bytes.as_slice(), [1]);
 }

@@ -115,7 +115,8 @@ pub struct DistributedBuilder {
 impl DistributedBuilder {
     /// Threads in all, the caller included, shared out over the
     /// colocations in proportion to their hardware threads (at least one
-    /// each). Default: one per usable hardware thread.
+    /// each). Default: one per usable hardware thread, or one per core with
+    /// [`Pin::Cores`].
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
         self
@@ -131,9 +132,10 @@ impl DistributedBuilder {
         self
     }
 
-    /// Whether pinning may put two threads on one core or hardware thread
-    /// (round-robin). Default `true`: strict, so asking for more threads
-    /// than a colocation has CPUs for fails.
+    /// Whether pinning is strict. Strict (`true`, the default) refuses to
+    /// put two threads on one core or hardware thread, so asking for more
+    /// threads than a colocation has CPUs for fails; `false` lets them wrap
+    /// round-robin.
     pub fn strict_pinning(mut self, strict: bool) -> Self {
         self.strict = strict;
         self
@@ -167,9 +169,15 @@ impl DistributedBuilder {
     /// [`Error::ZeroThreads`], [`Error::TooFewThreads`].
     pub fn threads_per_colocation(&self) -> Result<Vec<usize>, Error> {
         let colocations = self.topology.colocations();
-        let threads = self.threads.unwrap_or(self.topology.hardware_threads());
+        let threads = self.threads.unwrap_or(match self.pin {
+            Pin::Cores => self.topology.cores(),
+            _ => self.topology.hardware_threads(),
+        });
         if threads == 0 {
             return Err(Error::ZeroThreads);
+        }
+        if u32::try_from(threads).is_err() {
+            return Err(Error::TooManyThreads { threads });
         }
         if threads < colocations.len() || colocations.is_empty() {
             return Err(Error::TooFewThreads {
@@ -257,16 +265,16 @@ impl DistributedBuilder {
             let first = if c == 0 { 1 } else { 0 };
             for local in first..count {
                 let global = pool.offsets[c] + local;
-                let slot = if c == 0 { local } else { local + 1 };
                 let setup = worker_setup(&self.topology, &plan[global].cpus);
-                // SAFETY: each slot of each team gets one thread, and the
-                // teams were built with exactly that many worker slots.
-                let handle = unsafe { spawn_worker(&self.name, None, &team, slot, global, setup) }?;
+                // SAFETY: each team gets exactly as many worker threads as
+                // it was built with worker slots: `count - 1` for the lead,
+                // `count` for the others (whose slot 0 is the caller's).
+                let handle = unsafe { spawn_worker(&self.name, None, &team, global, setup) }?;
                 pool.workers.push(handle);
             }
         }
-        if self.pin_caller && !plan[0].cpus.is_empty() {
-            pool.caller_pin = Some(CallerPin::pin(&self.topology, &plan[0].cpus)?);
+        if self.pin_caller {
+            pool.caller_pin = CallerPin::pin(&self.topology, &plan[0].cpus)?;
         }
         pool.placement = plan;
         Ok(pool)
@@ -276,14 +284,15 @@ impl DistributedBuilder {
 /// Splits `total` in proportion to `weights` (largest remainder), giving
 /// every part at least 1. Needs `total >= weights.len()`.
 pub(crate) fn apportion(total: usize, weights: &[usize]) -> Vec<usize> {
-    let parts = weights.len();
-    let spare = total - parts; // one each first
-    let sum: usize = weights.iter().sum();
-    let mut shares: Vec<usize> = weights.iter().map(|&w| 1 + spare * w / sum).collect();
-    let mut remainders: Vec<(usize, usize)> = weights
-        .iter()
-        .enumerate()
-        .map(|(i, &w)| (spare * w % sum, i))
+    // In u128: `spare * weight` cannot overflow for any usize inputs.
+    let spare = (total - weights.len()) as u128; // one each first
+    let sum: u128 = weights.iter().map(|&w| w.max(1) as u128).sum();
+    let weight = |i: usize| weights[i].max(1) as u128;
+    let mut shares: Vec<usize> = (0..weights.len())
+        .map(|i| 1 + (spare * weight(i) / sum) as usize)
+        .collect();
+    let mut remainders: Vec<(u128, usize)> = (0..weights.len())
+        .map(|i| (spare * weight(i) % sum, i))
         .collect();
     // Largest remainder first; ties to the lower index.
     remainders.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -328,15 +337,13 @@ impl DistributedPool {
 
     /// The threads of colocation `c`, or 0 if there is no such colocation.
     pub fn threads_in(&self, c: usize) -> usize {
-        match (self.offsets.get(c), self.offsets.get(c + 1)) {
-            (Some(begin), Some(end)) => end - begin,
-            _ => 0,
-        }
+        self.thread_range(c).len()
     }
 
     /// The global thread indices of colocation `c` (empty if none).
     pub fn thread_range(&self, c: usize) -> core::ops::Range<usize> {
-        match (self.offsets.get(c), self.offsets.get(c + 1)) {
+        let end = c.checked_add(1).and_then(|next| self.offsets.get(next));
+        match (self.offsets.get(c), end) {
             (Some(&begin), Some(&end)) => begin..end,
             _ => 0..0,
         }
@@ -403,6 +410,13 @@ impl DistributedPool {
     where
         F: Fn(Prong, usize) + Sync,
     {
+        if n <= 1 {
+            // Not worth waking anyone: the caller does it.
+            if n == 1 {
+                f(self.prong(0, 0), 1);
+            }
+            return;
+        }
         let threads = self.threads();
         let share = |thread_index: usize| {
             let (begin, count) = split(n, threads, thread_index);
@@ -436,8 +450,9 @@ impl DistributedPool {
     where
         F: Fn(Prong) + Sync,
     {
-        if n > usize::MAX - self.threads() {
-            // A counter could wrap; see the module docs.
+        if n <= 1 || n > usize::MAX - self.threads() {
+            // One task or none: the caller does it. Near usize::MAX a
+            // counter could wrap (see the module docs): static split.
             return self.for_n(n, f);
         }
         let colocations = self.colocations();

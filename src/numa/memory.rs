@@ -4,10 +4,15 @@
 //! A `PinnedVec` maps fresh pages from the OS (`mmap`, so nothing touches
 //! them yet), binds them to the node's own nodeset with hwloc's `Bind`
 //! policy and `STRICT` flag, and only then writes to them: every page is
-//! first touched after the binding, so it lands on the node. If the binding
-//! cannot be honoured the allocation fails; memory is never handed back
+//! first touched after the binding, so it lands on the node. If hwloc
+//! cannot bind the pages the allocation fails; memory is never handed back
 //! unbound. For the same reason a topology that was loaded from XML or a
 //! synthetic description, on which hwloc only pretends to bind, is refused.
+//!
+//! The binding is a policy, not a reservation: as with any `Bind` policy,
+//! a node that runs out of memory fails at first touch (the OS's
+//! out-of-memory handling), not with an `Err`. Size buffers to the node's
+//! [`crate::numa::Node::local_memory`].
 
 use super::distributed::DistributedPool;
 use super::topology::Topology;
@@ -179,10 +184,15 @@ impl<T> PinnedVec<T> {
         if needed <= self.capacity {
             return Ok(());
         }
-        let capacity = needed.max(self.capacity.saturating_mul(2));
-        let bytes = capacity
-            .checked_mul(size_of::<T>())
-            .and_then(|b| b.checked_next_multiple_of(page_size()))
+        let bytes_for = |capacity: usize| {
+            capacity
+                .checked_mul(size_of::<T>())
+                .and_then(|b| b.checked_next_multiple_of(page_size()))
+                .filter(|&b| b <= isize::MAX as usize)
+        };
+        // Double (amortized growth) if that fits, else exactly what is needed.
+        let bytes = bytes_for(needed.max(self.capacity.saturating_mul(2)))
+            .or_else(|| bytes_for(needed))
             .ok_or_else(|| memory_error("allocate bound memory", "capacity overflow"))?;
         let fresh = self.map_bound(bytes)?;
         // SAFETY: both regions hold at least `len` elements and do not
@@ -371,8 +381,15 @@ impl<T> PinnedVec<T> {
 
 impl<T> Drop for PinnedVec<T> {
     fn drop(&mut self) {
-        self.clear();
-        self.unmap();
+        /// Unmaps even if an element's `Drop` panics.
+        struct Unmap<'a, T>(&'a mut PinnedVec<T>);
+        impl<T> Drop for Unmap<'_, T> {
+            fn drop(&mut self) {
+                self.0.unmap();
+            }
+        }
+        let guard = Unmap(self);
+        guard.0.clear();
     }
 }
 
@@ -568,14 +585,15 @@ impl<T> RoundRobinVec<T> {
         self.shards.len()
     }
 
-    /// Shard `s`, on colocation `s`'s node.
-    pub fn shard(&self, s: usize) -> &PinnedVec<T> {
-        &self.shards[s]
+    /// Shard `s`, on colocation `s`'s node; `None` past the last shard.
+    pub fn shard(&self, s: usize) -> Option<&PinnedVec<T>> {
+        self.shards.get(s)
     }
 
-    /// The indices shard `s` holds.
-    pub fn shard_range(&self, s: usize) -> Range<usize> {
-        self.starts[s]..self.starts[s + 1]
+    /// The indices shard `s` holds; `None` past the last shard.
+    pub fn shard_range(&self, s: usize) -> Option<Range<usize>> {
+        let end = *self.starts.get(s.checked_add(1)?)?;
+        Some(self.starts[s]..end)
     }
 
     /// Element `i`.

@@ -72,18 +72,37 @@ impl Topology {
         threads: usize,
         strict: bool,
     ) -> Result<Vec<ThreadPlacement>, Error> {
+        let slots = self.slots(pin, threads, strict)?;
+        if slots.is_empty() {
+            // Pin::None: unbound.
+            let unbound = ThreadPlacement {
+                colocation: 0,
+                cpus: Vec::new(),
+            };
+            return Ok(std::vec![unbound; threads]);
+        }
+        Ok((0..threads)
+            .map(|t| slots[t % slots.len()].clone())
+            .collect())
+    }
+
+    /// The distinct places of a plan: thread `t` goes to slot
+    /// `t % slots.len()`, and no slots means unbound. Checks everything
+    /// [`Topology::plan`] checks without making one entry per thread.
+    pub(crate) fn slots(
+        &self,
+        pin: Pin,
+        threads: usize,
+        strict: bool,
+    ) -> Result<Vec<ThreadPlacement>, Error> {
         if threads == 0 {
             return Err(Error::ZeroThreads);
         }
+        if u32::try_from(threads).is_err() {
+            return Err(Error::TooManyThreads { threads });
+        }
         let slots: Vec<ThreadPlacement> = match pin {
-            Pin::None => {
-                return Ok((0..threads)
-                    .map(|_| ThreadPlacement {
-                        colocation: 0,
-                        cpus: Vec::new(),
-                    })
-                    .collect())
-            }
+            Pin::None => return Ok(Vec::new()),
             Pin::Node(os_index) => {
                 let node = self.node(os_index)?;
                 let colocation = node
@@ -96,21 +115,22 @@ impl Topology {
                         cpus: cpus.len(),
                     });
                 }
-                return Ok((0..threads)
-                    .map(|_| ThreadPlacement {
-                        colocation,
-                        cpus: cpus.to_vec(),
-                    })
-                    .collect());
+                return Ok(std::vec![ThreadPlacement {
+                    colocation,
+                    cpus: cpus.to_vec(),
+                }]);
             }
-            Pin::Cores => (0..self.colocations().len())
-                .flat_map(|c| self.colocation_slots(c, Pin::Cores))
-                .collect(),
-            Pin::HardwareThreads => (0..self.colocations().len())
-                .flat_map(|c| self.colocation_slots(c, Pin::HardwareThreads))
+            Pin::Cores | Pin::HardwareThreads => (0..self.colocations().len())
+                .flat_map(|c| self.colocation_slots(c, pin))
                 .collect(),
         };
-        take_slots(slots, threads, strict)
+        if slots.is_empty() || (strict && threads > slots.len()) {
+            return Err(Error::NotEnoughCpus {
+                threads,
+                cpus: slots.len(),
+            });
+        }
+        Ok(slots)
     }
 
     /// The CPU slots of colocation `c` in pinning order: its cores for
@@ -170,45 +190,49 @@ pub(crate) fn bind_current_thread(topology: &Topology, cpus: &[usize]) -> Result
         })
 }
 
-/// The plan of a pinned [`crate::ThreadPool`], kept by its builder.
-#[derive(Clone, Debug)]
+/// The plan of a pinned [`crate::ThreadPool`], made by its builder: the
+/// distinct slots, thread `t` taking slot `t % slots.len()`.
+#[derive(Debug)]
 pub(crate) struct Placement {
     topology: Topology,
-    pin: Pin,
-    strict: bool,
+    slots: Vec<ThreadPlacement>,
     pin_caller: bool,
 }
 
 impl Placement {
-    pub(crate) fn new(topology: Topology, pin: Pin, strict: bool, pin_caller: bool) -> Self {
-        Placement {
-            topology,
-            pin,
-            strict,
+    /// Checks the request and makes the plan.
+    pub(crate) fn new(
+        topology: &Topology,
+        pin: Pin,
+        threads: usize,
+        strict: bool,
+        pin_caller: bool,
+    ) -> Result<Self, Error> {
+        Ok(Placement {
+            topology: topology.clone(),
+            slots: topology.slots(pin, threads, strict)?,
             pin_caller,
-        }
+        })
     }
 
-    /// Each thread's CPUs.
-    pub(crate) fn plan(&self, threads: usize) -> Result<Vec<ThreadPlacement>, Error> {
-        self.topology.plan(self.pin, threads, self.strict)
+    fn cpus(&self, thread: usize) -> &[usize] {
+        match self.slots.len() {
+            0 => &[],
+            len => &self.slots[thread % len].cpus,
+        }
     }
 
     /// What worker `index` runs first: pinning itself to its CPUs.
-    pub(crate) fn worker_setup(
-        &self,
-        plan: &[ThreadPlacement],
-        index: usize,
-    ) -> Option<WorkerSetup> {
-        worker_setup(&self.topology, &plan[index].cpus)
+    pub(crate) fn worker_setup(&self, index: usize) -> Option<WorkerSetup> {
+        worker_setup(&self.topology, self.cpus(index))
     }
 
     /// Pins the calling thread if asked to; the guard puts its affinity back.
-    pub(crate) fn pin_caller(&self, plan: &[ThreadPlacement]) -> Result<Option<CallerPin>, Error> {
-        if !self.pin_caller || plan[0].cpus.is_empty() {
+    pub(crate) fn pin_caller(&self) -> Result<Option<CallerPin>, Error> {
+        if !self.pin_caller {
             return Ok(None);
         }
-        CallerPin::pin(&self.topology, &plan[0].cpus).map(Some)
+        CallerPin::pin(&self.topology, self.cpus(0))
     }
 }
 
@@ -223,21 +247,44 @@ pub(crate) fn worker_setup(topology: &Topology, cpus: &[usize]) -> Option<Worker
 }
 
 /// The caller's thread, pinned at the user's request: dropping this puts
-/// that thread's previous affinity back, on that thread, whichever thread
-/// drops it. (Not the dropping thread's: fork_union "unpinned" whichever
-/// thread happened to drop the pool.)
+/// that thread's previous affinity back, on that thread. (fork_union
+/// "unpinned" whichever thread happened to drop the pool.)
+///
+/// Dropped on the pinned thread, it restores through hwloc. Dropped on
+/// another thread (Linux only), it restores the pinned thread by its kernel
+/// id, after checking through `/proc` that the id still names the same
+/// thread (same start time), so a reused id is left alone. Elsewhere, a drop
+/// on another thread cannot restore and leaves the affinity as it is.
 #[derive(Debug)]
 pub(crate) struct CallerPin {
     topology: Topology,
     thread: std::thread::ThreadId,
-    /// The kernel's id of the pinned thread, to restore it from another.
     #[cfg(target_os = "linux")]
     tid: libc::pid_t,
+    /// The pinned thread's start time, in clock ticks since boot.
+    #[cfg(target_os = "linux")]
+    started: Option<u64>,
     previous: CpuSet,
 }
 
+/// Field 22 (`starttime`) of a `/proc/.../stat` file.
+#[cfg(target_os = "linux")]
+fn start_time(stat: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(stat).ok()?;
+    // The name (field 2) may contain spaces and parentheses; the fields
+    // after its closing parenthesis start at field 3.
+    let rest = &text[text.rfind(')')? + 1..];
+    rest.split_whitespace().nth(22 - 3)?.parse().ok()
+}
+
 impl CallerPin {
-    pub(crate) fn pin(topology: &Topology, cpus: &[usize]) -> Result<Self, Error> {
+    /// Pins the calling thread to `cpus`. `None` when there is nothing to
+    /// do: no CPUs (unpinned), or a topology on which hwloc only pretends
+    /// to bind (restoring through it would write a made-up set).
+    pub(crate) fn pin(topology: &Topology, cpus: &[usize]) -> Result<Option<Self>, Error> {
+        if cpus.is_empty() || !topology.is_this_system() {
+            return Ok(None);
+        }
         let previous = topology
             .hwloc()
             .cpu_binding(CpuBindingFlags::THREAD)
@@ -245,15 +292,19 @@ impl CallerPin {
                 operation: "read the caller's affinity",
                 message: e.to_string(),
             })?;
+        // SAFETY: gettid has no preconditions.
+        #[cfg(target_os = "linux")]
+        let tid = unsafe { libc::gettid() };
         bind_current_thread(topology, cpus)?;
-        Ok(CallerPin {
+        Ok(Some(CallerPin {
             topology: topology.clone(),
             thread: std::thread::current().id(),
-            // SAFETY: gettid has no preconditions.
             #[cfg(target_os = "linux")]
-            tid: unsafe { libc::gettid() },
+            tid,
+            #[cfg(target_os = "linux")]
+            started: start_time(&std::format!("/proc/self/task/{tid}/stat")),
             previous,
-        })
+        }))
     }
 }
 
@@ -266,22 +317,30 @@ impl Drop for CallerPin {
                 .bind_cpu(&self.previous, CpuBindingFlags::THREAD);
             return;
         }
-        // Another thread drops the pool: restore the pinned thread by its
-        // kernel id. If it has exited, the call fails and nothing changes.
         #[cfg(target_os = "linux")]
         {
-            // SAFETY: an all-zero cpu_set_t is the empty set.
-            let mut mask: libc::cpu_set_t = unsafe { core::mem::zeroed() };
-            for cpu in self.previous.iter_set().map(usize::from) {
-                if cpu < libc::CPU_SETSIZE as usize {
-                    // SAFETY: `cpu` is below CPU_SETSIZE, inside the mask.
-                    unsafe { libc::CPU_SET(cpu, &mut mask) };
-                }
+            let now = start_time(&std::format!("/proc/self/task/{}/stat", self.tid));
+            if self.started.is_none() || now != self.started {
+                return; // exited, or the id now names another thread
             }
-            // SAFETY: `mask` is a valid cpu_set_t of the size passed; a
-            // stale tid only makes the call fail with ESRCH.
-            let _ =
-                unsafe { libc::sched_setaffinity(self.tid, core::mem::size_of_val(&mask), &mask) };
+            // A mask as long as the highest CPU needs: sched_setaffinity
+            // takes any length, so no CPU is cut off at CPU_SETSIZE.
+            let cpus: Vec<usize> = self.previous.iter_set().map(usize::from).collect();
+            let words = cpus.iter().max().map_or(1, |&max| max / 64 + 1);
+            let mut mask = std::vec![0u64; words];
+            for cpu in cpus {
+                mask[cpu / 64] |= 1 << (cpu % 64);
+            }
+            // SAFETY: `mask` is `words * 8` readable bytes laid out as the
+            // kernel reads a CPU mask on 64-bit Linux (a bit per CPU in
+            // native 64-bit words); the kernel reads only that many bytes.
+            let _ = unsafe {
+                libc::sched_setaffinity(
+                    self.tid,
+                    words * 8,
+                    mask.as_ptr().cast::<libc::cpu_set_t>(),
+                )
+            };
         }
     }
 }

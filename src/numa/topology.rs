@@ -196,7 +196,7 @@ impl Topology {
     pub fn discover() -> Result<Self, Error> {
         let hwloc = hwlocality::Topology::new()
             .map_err(|e| hwloc_error("discover the topology")(e.to_string()))?;
-        Self::from_hwloc(hwloc, true)
+        Ok(Self::from_hwloc(hwloc))
     }
 
     /// Loads a topology exported by hwloc (`lstopo --of xml`). Binding
@@ -226,7 +226,9 @@ impl Topology {
                 .build()
                 .map_err(|e| e.to_string())
         };
-        Self::from_hwloc(load().map_err(hwloc_error("load an XML topology"))?, false)
+        Ok(Self::from_hwloc(
+            load().map_err(hwloc_error("load an XML topology"))?,
+        ))
     }
 
     /// Builds a topology from hwloc's synthetic description, such as
@@ -242,18 +244,18 @@ impl Topology {
                 .build()
                 .map_err(|e| e.to_string())
         };
-        Self::from_hwloc(
+        Ok(Self::from_hwloc(
             load().map_err(hwloc_error("build a synthetic topology"))?,
-            false,
-        )
+        ))
     }
 
-    /// Wraps a topology built with hwlocality directly. `this_system` says
-    /// whether it describes the running machine (so binding is real).
-    ///
-    /// # Errors
-    /// Never at present; kept fallible for future checks.
-    pub fn from_hwloc(hwloc: hwlocality::Topology, this_system: bool) -> Result<Self, Error> {
+    /// Wraps a topology built with hwlocality directly. Whether binding
+    /// through it is real is hwloc's own verdict
+    /// ([`hwlocality::Topology::is_this_system`]): false for XML and
+    /// synthetic topologies, including those that `HWLOC_XMLFILE` or
+    /// `HWLOC_SYNTHETIC` in the environment substitute for discovery.
+    pub fn from_hwloc(hwloc: hwlocality::Topology) -> Self {
+        let this_system = hwloc.is_this_system();
         let allowed: Vec<usize> = hwloc.allowed_cpuset().iter_set().map(usize::from).collect();
         let usable = |object: &TopologyObject| -> Vec<usize> {
             object.cpuset().map_or_else(Vec::new, |set| {
@@ -307,7 +309,7 @@ impl Topology {
         let colocations = group_colocations(&mut nodes, &cores);
         let hardware_threads = colocations.iter().map(|c| c.cpus.len()).sum();
         let core_count = colocations.iter().map(|c| c.cores.len()).sum();
-        Ok(Topology {
+        Topology {
             inner: Arc::new(Inner {
                 hwloc,
                 nodes,
@@ -316,7 +318,7 @@ impl Topology {
                 hardware_threads,
                 this_system,
             }),
-        })
+        }
     }
 
     /// Every NUMA node, memory-only ones included, in hwloc's order.
@@ -368,6 +370,9 @@ impl Topology {
 }
 
 /// Marks each node's colocation and returns the colocations.
+///
+/// hwloc attaches memory to objects of one tree, so two nodes' cpusets are
+/// either nested or disjoint; that is what makes the minimal ones disjoint.
 ///
 /// A node gets CPUs if its usable cpuset is non-empty and minimal: no other
 /// node's non-empty cpuset lies strictly inside it (memory attached above
