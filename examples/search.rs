@@ -18,6 +18,9 @@
 //! - `SEARCH_THREADS`: threads for both variants (default: every usable
 //!   hardware thread).
 //! - `SEARCH_QUERIES`: queries per round (default 32).
+//! - `SEARCH_PIN`: how the NUMA-aware pool pins threads within a node:
+//!   `threads` (one per hardware thread, the default), `cores`, or `none`
+//!   (anywhere on the node's CPUs).
 //! - `SEARCH_ROUNDS`: rounds, each running every query on both variants in
 //!   turn; the table gives the median round (default 5).
 //!
@@ -139,9 +142,18 @@ fn main() -> Result<(), tine::Error> {
     );
 
     // NUMA-aware.
+    let pin = match std::env::var("SEARCH_PIN").as_deref() {
+        Ok("none") => Pin::None,
+        Ok("cores") => Pin::Cores,
+        Ok("threads") | Err(_) => Pin::HardwareThreads,
+        Ok(other) => {
+            eprintln!("SEARCH_PIN must be threads, cores or none, got {other:?}");
+            std::process::exit(2);
+        }
+    };
     let aware_pool = DistributedPool::builder(&topology)
         .threads(threads.max(topology.colocations().len()))
-        .pin(Pin::HardwareThreads)
+        .pin(pin)
         .strict_pinning(false)
         .build()?;
     let sharded = RoundRobinVec::from_fn(&aware_pool, count, |i| vector(i, 1))?;
@@ -171,16 +183,20 @@ fn main() -> Result<(), tine::Error> {
         }
     };
 
-    // Rounds alternate the variants, so drift on a shared machine hits both.
+    // Each round runs both variants, in turn, the first one alternating, so
+    // drift on a shared machine and any order effect hit both alike.
     let mut times = [Vec::new(), Vec::new()];
-    for _ in 0..rounds {
+    for round in 0..rounds {
         let (mut aware_answers, mut naive_answers) = (Vec::new(), Vec::new());
-        let start = Instant::now();
-        run_aware(&mut aware_answers);
-        times[0].push(start.elapsed().as_secs_f64());
-        let start = Instant::now();
-        run_naive(&mut naive_answers);
-        times[1].push(start.elapsed().as_secs_f64());
+        for variant in [round % 2, 1 - round % 2] {
+            let start = Instant::now();
+            if variant == 0 {
+                run_aware(&mut aware_answers);
+            } else {
+                run_naive(&mut naive_answers);
+            }
+            times[variant].push(start.elapsed().as_secs_f64());
+        }
         assert_eq!(
             aware_answers, naive_answers,
             "the two variants found different neighbours"
