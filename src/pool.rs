@@ -1090,8 +1090,8 @@ impl Builder {
     /// # Errors
     /// [`Error::ZeroThreads`], [`Error::InvalidName`], or [`Error::Spawn`] if
     /// the OS refuses a thread; workers already started are then stopped and
-    /// joined before this returns. With pinning, also the errors of
-    /// [`crate::numa::Topology::plan`], and [`Error::Hwloc`] if a thread
+    /// joined before this returns. With pinning (feature `numa`), also the
+    /// errors of `numa::Topology::plan`, and `Error::Hwloc` if a thread
     /// cannot be bound.
     pub fn build(self) -> Result<ThreadPool, Error> {
         if self.name.contains('\0') {
