@@ -107,14 +107,7 @@ impl Team {
     where
         F: Fn(Prong) + Sync,
     {
-        self.for_slices(n, |first, count| {
-            for task_index in first.task_index..first.task_index + count {
-                f(Prong {
-                    task_index,
-                    ..first
-                });
-            }
-        });
+        self.for_slices(n, each_task(&f));
     }
 
     /// Like [`Team::for_n`], but calls `f(first, count)` once per thread with
@@ -150,6 +143,20 @@ impl Team {
                 f(prong(begin, thread_index), count);
             }
         });
+    }
+}
+
+/// Turns a per-task closure into a per-range one for `for_slices`: the
+/// range's tasks in order, each with its own index.
+#[inline(always)]
+pub(crate) fn each_task<F: Fn(Prong)>(f: &F) -> impl Fn(Prong, usize) + '_ {
+    move |first: Prong, count: usize| {
+        for task_index in first.task_index..first.task_index + count {
+            f(Prong {
+                task_index,
+                ..first
+            });
+        }
     }
 }
 

@@ -37,7 +37,7 @@
 
 use super::pin::{take_slots, worker_setup, CallerPin, Pin, ThreadPlacement};
 use super::topology::Topology;
-use crate::broadcast::{split, Prong};
+use crate::broadcast::{each_task, split, Prong};
 use crate::error::Error;
 use crate::pool::{spawn_worker, Team};
 use crate::sync::{AtomicUsize, Ordering};
@@ -433,14 +433,7 @@ impl DistributedPool {
     where
         F: Fn(Prong) + Sync,
     {
-        self.for_slices(n, |first, count| {
-            for task_index in first.task_index..first.task_index + count {
-                f(Prong {
-                    task_index,
-                    ..first
-                });
-            }
-        });
+        self.for_slices(n, each_task(&f));
     }
 
     /// Runs `f` for every task in `0..n`, claimed one at a time: each thread

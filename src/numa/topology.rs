@@ -14,6 +14,7 @@ use crate::error::Error;
 use hwlocality::object::attributes::ObjectAttributes;
 use hwlocality::object::types::ObjectType;
 use hwlocality::object::TopologyObject;
+use hwlocality::topology::builder::TopologyBuilder;
 use std::string::{String, ToString};
 use std::sync::Arc;
 use std::vec::Vec;
@@ -219,16 +220,7 @@ impl Topology {
     /// # Errors
     /// [`Error::Hwloc`] if the text cannot be parsed.
     pub fn from_xml(xml: &str) -> Result<Self, Error> {
-        let load = || -> Result<hwlocality::Topology, String> {
-            hwlocality::Topology::builder()
-                .from_xml(xml)
-                .map_err(|e| e.to_string())?
-                .build()
-                .map_err(|e| e.to_string())
-        };
-        Ok(Self::from_hwloc(
-            load().map_err(hwloc_error("load an XML topology"))?,
-        ))
+        Self::load("load an XML topology", |builder| builder.from_xml(xml))
     }
 
     /// Builds a topology from hwloc's synthetic description, such as
@@ -237,16 +229,23 @@ impl Topology {
     /// # Errors
     /// [`Error::Hwloc`] if the description is invalid.
     pub fn from_synthetic(description: &str) -> Result<Self, Error> {
-        let load = || -> Result<hwlocality::Topology, String> {
-            hwlocality::Topology::builder()
-                .from_synthetic(description)
-                .map_err(|e| e.to_string())?
-                .build()
-                .map_err(|e| e.to_string())
-        };
-        Ok(Self::from_hwloc(
-            load().map_err(hwloc_error("build a synthetic topology"))?,
-        ))
+        Self::load("build a synthetic topology", |builder| {
+            builder.from_synthetic(description)
+        })
+    }
+
+    /// Builds a topology from a source that `source` sets on hwloc's
+    /// builder, naming `operation` in any error.
+    fn load<E: core::fmt::Display>(
+        operation: &'static str,
+        source: impl FnOnce(TopologyBuilder) -> Result<TopologyBuilder, E>,
+    ) -> Result<Self, Error> {
+        let builder = source(hwlocality::Topology::builder())
+            .map_err(|e| hwloc_error(operation)(e.to_string()))?;
+        let hwloc = builder
+            .build()
+            .map_err(|e| hwloc_error(operation)(e.to_string()))?;
+        Ok(Self::from_hwloc(hwloc))
     }
 
     /// Wraps a topology built with hwlocality directly. Whether binding
