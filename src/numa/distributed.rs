@@ -337,16 +337,12 @@ impl DistributedPool {
 
     /// The threads of colocation `c`, or 0 if there is no such colocation.
     pub fn threads_in(&self, c: usize) -> usize {
-        self.thread_range(c).len()
+        self.shape().threads_in(c)
     }
 
     /// The global thread indices of colocation `c` (empty if none).
     pub fn thread_range(&self, c: usize) -> core::ops::Range<usize> {
-        let end = c.checked_add(1).and_then(|next| self.offsets.get(next));
-        match (self.offsets.get(c), end) {
-            (Some(&begin), Some(&end)) => begin..end,
-            _ => 0..0,
-        }
+        self.shape().thread_range(c)
     }
 
     /// The colocation of global thread `thread_index`.
@@ -365,28 +361,32 @@ impl DistributedPool {
     }
 
     /// The range of `0..n` that a static split gives colocation `c`: the
-    /// union of its threads' ranges.
+    /// union of its threads' ranges (empty if there is no such colocation).
     pub fn colocation_range(&self, n: usize, c: usize) -> core::ops::Range<usize> {
-        let threads = self.threads();
-        let threads_here = self.thread_range(c);
-        if threads_here.is_empty() {
-            return 0..0;
-        }
-        let begin = split(n, threads, threads_here.start).0;
-        let (last_begin, last_count) = split(n, threads, threads_here.end - 1);
-        begin..last_begin + last_count
+        self.shape().colocation_range(n, c)
     }
 
-    /// One fork of every team: `share(thread_index)` on every thread. Runs
-    /// `inline(thread_index)` for every thread on the caller instead if the
-    /// pool is busy and the call must not wait (a call from inside a task).
+    /// The pool's layout, by value, for the closures that workers run: they
+    /// read it from the closure itself, one cache line the caller writes
+    /// once per call, rather than chase pointers into `self`.
+    fn shape(&self) -> Shape<'_> {
+        Shape {
+            offsets: &self.offsets,
+            colocation_of: &self.colocation_of,
+            counters: &self.counters,
+        }
+    }
+
+    /// One fork of every team: `share(thread_index, _)` on every thread.
+    /// Runs `inline(thread_index)` for every thread on the caller instead if
+    /// the pool is busy and the call must not wait (a call from inside a
+    /// task).
     fn fork<F, G>(&self, prepare: impl FnOnce(), share: &F, inline: G)
     where
-        F: Fn(usize) + Sync,
+        F: Fn(usize, &AtomicUsize) + Sync,
         G: Fn(usize),
     {
-        let erased = |thread_index: usize, _: &AtomicUsize| share(thread_index);
-        if !self.lead.fork_spread(&self.others, prepare, &erased) {
+        if !self.lead.fork_spread(&self.others, prepare, share) {
             for thread_index in 0..self.threads() {
                 inline(thread_index);
             }
@@ -399,8 +399,13 @@ impl DistributedPool {
     where
         F: Fn(usize, usize) + Sync,
     {
-        let share = |thread_index: usize| f(thread_index, self.colocation_of[thread_index]);
-        self.fork(|| {}, &share, share);
+        let (f, shape) = (&f, self.shape());
+        let run = move |thread_index: usize| f(thread_index, shape.colocation_of[thread_index]);
+        self.fork(
+            || {},
+            &move |thread_index, _: &AtomicUsize| run(thread_index),
+            run,
+        );
     }
 
     /// Calls `f(first, count)` once per thread with its contiguous range of
@@ -410,21 +415,25 @@ impl DistributedPool {
     where
         F: Fn(Prong, usize) + Sync,
     {
+        let (f, shape) = (&f, self.shape());
         if n <= 1 {
             // Not worth waking anyone: the caller does it.
             if n == 1 {
-                f(self.prong(0, 0), 1);
+                f(shape.prong(0, 0), 1);
             }
             return;
         }
-        let threads = self.threads();
-        let share = |thread_index: usize| {
-            let (begin, count) = split(n, threads, thread_index);
+        let run = move |thread_index: usize| {
+            let (begin, count) = split(n, shape.threads(), thread_index);
             if count > 0 {
-                f(self.prong(begin, thread_index), count);
+                f(shape.prong(begin, thread_index), count);
             }
         };
-        self.fork(|| {}, &share, share);
+        self.fork(
+            || {},
+            &move |thread_index, _: &AtomicUsize| run(thread_index),
+            run,
+        );
     }
 
     /// Runs `f` for every task in `0..n` with the static split of
@@ -448,49 +457,86 @@ impl DistributedPool {
             // counter could wrap (see the module docs): static split.
             return self.for_n(n, f);
         }
-        let colocations = self.colocations();
+        let (f, shape) = (&f, self.shape());
         let prepare = || {
-            for counter in &self.counters {
+            for counter in shape.counters {
                 // Published by the generations' Release stores in the fork.
                 counter.store(0, Ordering::Relaxed);
             }
         };
-        let share = |thread_index: usize| {
-            let home = self.colocation_of[thread_index];
-            let local = thread_index - self.offsets[home];
-            let block = self.colocation_range(n, home);
-            let local_threads = self.threads_in(home);
+        let share = move |thread_index: usize, _: &AtomicUsize| {
+            let colocations = shape.counters.len();
+            let home = shape.colocation_of[thread_index];
+            let block = shape.colocation_range(n, home);
             // Our own block, with dynamic.rs's claim logic.
             crate::dynamic::run_share(
                 block.len(),
-                local_threads,
-                local,
-                &*self.counters[home],
-                |i| f(self.prong(block.start + i, thread_index)),
+                shape.threads_in(home),
+                thread_index - shape.offsets[home],
+                &*shape.counters[home],
+                |i| f(shape.prong(block.start + i, thread_index)),
             );
             // Then steal from the others, in ring order.
             for step in 1..colocations {
                 let victim = (home + step) % colocations;
-                let block = self.colocation_range(n, victim);
-                let claimable = block.len() - block.len().min(self.threads_in(victim));
-                let counter = &self.counters[victim];
+                let block = shape.colocation_range(n, victim);
+                let claimable = block.len() - block.len().min(shape.threads_in(victim));
+                let counter = &shape.counters[victim];
                 while counter.load(Ordering::Relaxed) < claimable {
                     let i = counter.fetch_add(1, Ordering::Relaxed);
                     if i >= claimable {
                         break;
                     }
-                    f(self.prong(block.start + i, thread_index));
+                    f(shape.prong(block.start + i, thread_index));
                 }
             }
         };
-        let threads = self.threads();
-        let inline = |thread_index: usize| {
-            let (begin, count) = split(n, threads, thread_index);
+        let inline = move |thread_index: usize| {
+            let (begin, count) = split(n, shape.threads(), thread_index);
             for task_index in begin..begin + count {
-                f(self.prong(task_index, thread_index));
+                f(shape.prong(task_index, thread_index));
             }
         };
         self.fork(prepare, &share, inline);
+    }
+}
+
+/// A distributed pool's layout, borrowed by value into the closures that
+/// its workers run (see [`DistributedPool::shape`]).
+#[derive(Clone, Copy)]
+struct Shape<'a> {
+    offsets: &'a [usize],
+    colocation_of: &'a [usize],
+    counters: &'a [CachePadded<AtomicUsize>],
+}
+
+impl Shape<'_> {
+    fn threads(&self) -> usize {
+        self.colocation_of.len()
+    }
+
+    /// Colocation `c`'s global thread indices; empty past the last one.
+    fn thread_range(&self, c: usize) -> core::ops::Range<usize> {
+        let end = c.checked_add(1).and_then(|next| self.offsets.get(next));
+        match (self.offsets.get(c), end) {
+            (Some(&begin), Some(&end)) => begin..end,
+            _ => 0..0,
+        }
+    }
+
+    fn threads_in(&self, c: usize) -> usize {
+        self.thread_range(c).len()
+    }
+
+    /// The part of `0..n` that the static split gives colocation `c`.
+    fn colocation_range(&self, n: usize, c: usize) -> core::ops::Range<usize> {
+        let threads_here = self.thread_range(c);
+        if threads_here.is_empty() {
+            return 0..0;
+        }
+        let begin = split(n, self.threads(), threads_here.start).0;
+        let (last_begin, last_count) = split(n, self.threads(), threads_here.end - 1);
+        begin..last_begin + last_count
     }
 
     #[inline]
