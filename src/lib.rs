@@ -43,6 +43,8 @@
 //! - `broadcast.rs`: [`Team::for_threads`], [`Team::for_n`],
 //!   [`Team::for_slices`]; `dynamic.rs`: [`Team::for_n_dynamic`].
 //! - [`arch`]: the micro-yields a waiting thread runs between polls.
+//! - `numa` (feature `numa`): topology, pinned pools, a distributed pool
+//!   with one team per NUMA node, and node-local memory.
 //!
 //! ## Guarantees
 //! - Every call blocks until all shares have finished, so closures may
