@@ -243,6 +243,14 @@ fn a_distributed_pool_runs_every_thread_with_its_colocation() {
         assert_eq!(pool.colocation_of(thread), Some(thread / 2));
     }
     assert_eq!(pool.thread_range(3), 6..8);
+    // Parked workers on every node come back for the next call.
+    pool.sleep(0);
+    std::thread::sleep(Duration::from_millis(5));
+    let woke = AtomicUsize::new(0);
+    pool.for_threads(|_, _| {
+        woke.fetch_add(1, Ordering::Relaxed);
+    });
+    assert_eq!(woke.into_inner(), 16);
     assert_eq!(pool.threads_in(3), 2);
     assert_eq!(pool.threads_in(8), 0);
 }

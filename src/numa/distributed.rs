@@ -345,6 +345,15 @@ impl DistributedPool {
         self.shape().thread_range(c)
     }
 
+    /// Parks every team's idle workers at once, until the next call wakes
+    /// them; see [`crate::Team::sleep`].
+    pub fn sleep(&self, microseconds: u64) {
+        self.lead.sleep(microseconds);
+        for team in &self.others {
+            team.sleep(microseconds);
+        }
+    }
+
     /// The colocation of global thread `thread_index`.
     pub fn colocation_of(&self, thread_index: usize) -> Option<usize> {
         self.colocation_of.get(thread_index).copied()
