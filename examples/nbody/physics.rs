@@ -111,7 +111,13 @@ pub fn advance(body: &mut Body, acceleration: Vec3) {
 /// A backend that runs a step's two passes. Each pass calls `task(i)` once
 /// for every `i` in `0..n` and returns when all calls have finished; a task
 /// writes only element `i`, so the calls may run in parallel.
-pub trait Passes {
+///
+/// # Safety
+/// [`step`]'s tasks write element `i` through a shared raw pointer, so an
+/// implementation must call `task(i)` for each `i` in `0..n` exactly once
+/// (never an `i` out of range, never one twice), and return only after
+/// every call has finished.
+pub unsafe trait Passes {
     /// The acceleration pass: task `i` computes body `i`'s acceleration.
     fn accelerations<F: Fn(usize) + Sync>(&mut self, n: usize, task: F);
     /// The move pass: task `i` moves body `i`.
@@ -121,7 +127,8 @@ pub trait Passes {
 /// Both passes as plain loops on the calling thread.
 pub struct Serial;
 
-impl Passes for Serial {
+// SAFETY: plain loops over 0..n, each index once, all done on return.
+unsafe impl Passes for Serial {
     fn accelerations<F: Fn(usize) + Sync>(&mut self, n: usize, task: F) {
         (0..n).for_each(task);
     }
@@ -140,7 +147,9 @@ pub struct Tine<'a> {
     pub dynamic: bool,
 }
 
-impl Passes for Tine<'_> {
+// SAFETY: tine's for_n and for_n_dynamic run each task index in 0..n once
+// and return only after every task has finished.
+unsafe impl Passes for Tine<'_> {
     fn accelerations<F: Fn(usize) + Sync>(&mut self, n: usize, task: F) {
         let task = |prong: tine::Prong| task(prong.task_index);
         if self.dynamic {
@@ -181,13 +190,13 @@ pub fn step(passes: &mut impl Passes, bodies: &mut [Body], accelerations: &mut [
     let out = Disjoint(accelerations.as_mut_ptr());
     let shared: &[Body] = bodies;
     passes.accelerations(n, |i| {
-        // SAFETY: the pass calls each i in 0..n once.
+        // SAFETY: `Passes` promises each i in 0..n once, all joined.
         unsafe { *out.get(i) = acceleration(shared, i) };
     });
     let moved = Disjoint(bodies.as_mut_ptr());
     let accelerations: &[Vec3] = accelerations;
     passes.moves(n, |i| {
-        // SAFETY: the pass calls each i in 0..n once.
+        // SAFETY: `Passes` promises each i in 0..n once, all joined.
         advance(unsafe { moved.get(i) }, accelerations[i]);
     });
 }

@@ -29,6 +29,22 @@ use std::time::{Duration, Instant};
 use tine_peers::nbody::physics::{initial_bodies, step, Serial, Vec3};
 use tine_peers::{Backend, NBODY_BACKENDS};
 
+/// Times `iters` calls of `call`, run through [`tine_peers::Team::enter`]
+/// (on one of rayon's workers for `rayon_in_pool`, here otherwise).
+fn timed(
+    team: &mut tine_peers::Team<'_>,
+    iters: u64,
+    mut call: impl FnMut(&mut tine_peers::Team<'_>) + Send,
+) -> Duration {
+    team.enter(move |team| {
+        let start = Instant::now();
+        for _ in 0..iters {
+            call(team);
+        }
+        start.elapsed()
+    })
+}
+
 /// Every backend that forks (all but serial).
 fn parallel_backends() -> impl Iterator<Item = Backend> {
     Backend::ALL.into_iter().filter(|b| *b != Backend::Serial)
@@ -55,7 +71,9 @@ fn empty_fork_join(c: &mut Criterion, threads: usize) {
     });
     for backend in parallel_backends() {
         backend.with_team(threads, |team| {
-            group.bench_function(backend.name(), |b| b.iter(|| team.broadcast(|_| {})));
+            group.bench_function(backend.name(), |b| {
+                b.iter_custom(|iters| timed(team, iters, |team| team.broadcast(|_| {})));
+            });
         });
     }
     group.finish();
@@ -73,7 +91,13 @@ fn reduce(c: &mut Criterion, threads: usize, count: usize, label: &str) {
                 tine_peers::sums_agree(sum, expected),
                 "{backend:?}: {sum} vs {expected}"
             );
-            group.bench_function(backend.name(), |b| b.iter(|| team.reduce(black_box(&data))));
+            group.bench_function(backend.name(), |b| {
+                b.iter_custom(|iters| {
+                    timed(team, iters, |team| {
+                        black_box(team.reduce(black_box(&data)));
+                    })
+                });
+            });
         });
     }
     group.finish();
@@ -89,7 +113,9 @@ fn uneven(c: &mut Criterion, threads: usize) {
             results.iter().for_each(|r| r.store(0, Ordering::Relaxed));
             team.uneven(&results);
             assert_eq!(tine_peers::checksum(&results), expected, "{backend:?}");
-            group.bench_function(backend.name(), |b| b.iter(|| team.uneven(&results)));
+            group.bench_function(backend.name(), |b| {
+                b.iter_custom(|iters| timed(team, iters, |team| team.uneven(&results)));
+            });
         });
     }
     group.finish();
@@ -108,7 +134,11 @@ fn nbody(c: &mut Criterion, threads: usize) {
             step(&mut team.passes(schedule), &mut bodies, &mut accelerations);
             assert!(bodies == expected, "{name}: a step differs from serial's");
             group.bench_function(name, |b| {
-                b.iter(|| step(&mut team.passes(schedule), &mut bodies, &mut accelerations));
+                b.iter_custom(|iters| {
+                    timed(team, iters, |team| {
+                        step(&mut team.passes(schedule), &mut bodies, &mut accelerations);
+                    })
+                });
             });
         });
     }

@@ -10,8 +10,10 @@
 //! - `NBODY_ITERATIONS`: steps per backend (default 10000).
 //! - `NBODY_BACKEND`: a comma-separated subset of `serial`, `tine_static`,
 //!   `tine_dynamic`, `fork_union_static`, `fork_union_dynamic`,
-//!   `rayon_static`, `rayon_dynamic`, `chili` and `scope` (default: all, in
-//!   that order).
+//!   `rayon_static`, `rayon_dynamic`, `rayon_in_pool_static`,
+//!   `rayon_in_pool_dynamic`, `chili` and `scope` (default: all, in that
+//!   order). `rayon_*` calls the pool from outside, as a main thread does;
+//!   `rayon_in_pool_*` runs the whole simulation on one of its workers.
 //! - `NBODY_THREADS`: threads per pool (default: available CPUs).
 //!
 //! `_static` backends split the acceleration pass into one contiguous share
@@ -33,7 +35,7 @@ fn main() {
     settings.run_all(|name, simulation| {
         let (backend, schedule) = nbody_backend(name).expect("a known backend");
         backend.with_team(settings.threads, |team| {
-            simulation.run(team.passes(schedule));
+            team.enter(|team| simulation.run(team.passes(schedule)));
         });
     });
 }

@@ -45,34 +45,36 @@ fn main() {
     let mut rows = Vec::new();
     for backend in Backend::ALL {
         let seconds = backend.with_team(threads, |team| {
-            let mut call = || {
-                let sum = team.reduce(black_box(&data));
-                assert!(
-                    sums_agree(sum, expected),
-                    "{}: sum {sum} but serial gives {expected}",
-                    backend.name()
-                );
-            };
-            // Warm up, and size the batch from the fastest call seen.
-            let warm_up = Instant::now();
-            let mut fastest = Duration::MAX;
-            while warm_up.elapsed() < Duration::from_millis(50) {
-                let start = Instant::now();
-                call();
-                fastest = fastest.min(start.elapsed());
-            }
-            let batch = (BATCH.as_nanos() / fastest.as_nanos().max(1)).max(1) as u32;
-            let mut times: Vec<f64> = (0..samples)
-                .map(|_| {
+            team.enter(|team| {
+                let mut call = || {
+                    let sum = team.reduce(black_box(&data));
+                    assert!(
+                        sums_agree(sum, expected),
+                        "{}: sum {sum} but serial gives {expected}",
+                        backend.name()
+                    );
+                };
+                // Warm up, and size the batch from the fastest call seen.
+                let warm_up = Instant::now();
+                let mut fastest = Duration::MAX;
+                while warm_up.elapsed() < Duration::from_millis(50) {
                     let start = Instant::now();
-                    for _ in 0..batch {
-                        call();
-                    }
-                    start.elapsed().as_secs_f64() / f64::from(batch)
-                })
-                .collect();
-            times.sort_by(f64::total_cmp);
-            times[times.len() / 2]
+                    call();
+                    fastest = fastest.min(start.elapsed());
+                }
+                let batch = (BATCH.as_nanos() / fastest.as_nanos().max(1)).max(1) as u32;
+                let mut times: Vec<f64> = (0..samples)
+                    .map(|_| {
+                        let start = Instant::now();
+                        for _ in 0..batch {
+                            call();
+                        }
+                        start.elapsed().as_secs_f64() / f64::from(batch)
+                    })
+                    .collect();
+                times.sort_by(f64::total_cmp);
+                times[times.len() / 2]
+            })
         });
         rows.push((backend.name(), seconds));
     }

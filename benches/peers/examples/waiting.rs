@@ -84,7 +84,11 @@ fn process_cpu() -> Duration {
 }
 
 /// The one libc call this example needs, declared by hand to keep the peers
-/// crate's dependencies to the peers themselves.
+/// crate's dependencies to the peers themselves. The layout is 64-bit
+/// Linux's; anywhere else the example refuses to build rather than misread.
+#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+compile_error!("the waiting example reads `struct rusage` as laid out on 64-bit Linux");
+
 mod libc_rusage {
     #[repr(C)]
     #[derive(Clone, Copy)]

@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use std::hint::spin_loop;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 pub mod nbody;
 
@@ -71,8 +72,14 @@ pub enum Backend {
     Tine,
     /// fork_union 2.3.1 (C++ core).
     ForkUnion,
-    /// rayon, with a pool of its own.
+    /// rayon, with a pool of its own, called from a thread outside it (as
+    /// a program's main thread calls rayon): each call is handed to the
+    /// pool, and the caller blocks until it is done.
     Rayon,
+    /// rayon again, with the timed loop itself running on one of the
+    /// pool's workers (inside `install`, see [`Team::enter`]), as code that
+    /// already runs on rayon calls it: no hand-over per call.
+    RayonInPool,
     /// chili, with a pool of its own: a heartbeat scheduler that shares
     /// queued `join` halves with idle threads only on a heartbeat (every
     /// 100 µs by default), so shorter regions run on the caller alone.
@@ -83,23 +90,25 @@ pub enum Backend {
 
 impl Backend {
     /// Every backend, serial first.
-    pub const ALL: [Backend; 6] = [
+    pub const ALL: [Backend; 7] = [
         Backend::Serial,
         Backend::Tine,
         Backend::ForkUnion,
         Backend::Rayon,
+        Backend::RayonInPool,
         Backend::Chili,
         Backend::Scope,
     ];
 
-    /// A short name: `serial`, `tine`, `fork_union`, `rayon`, `chili`,
-    /// `scope`.
+    /// A short name: `serial`, `tine`, `fork_union`, `rayon`,
+    /// `rayon_in_pool`, `chili`, `scope`.
     pub fn name(self) -> &'static str {
         match self {
             Backend::Serial => "serial",
             Backend::Tine => "tine",
             Backend::ForkUnion => "fork_union",
             Backend::Rayon => "rayon",
+            Backend::RayonInPool => "rayon_in_pool",
             Backend::Chili => "chili",
             Backend::Scope => "scope",
         }
@@ -121,12 +130,12 @@ impl Backend {
             Backend::ForkUnion => Pool::ForkUnion(
                 fork_union::ThreadPool::try_spawn(threads).expect("fork_union pool"),
             ),
-            Backend::Rayon => Pool::Rayon(
+            Backend::Rayon | Backend::RayonInPool => Pool::Rayon(Arc::new(
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()
                     .expect("rayon pool"),
-            ),
+            )),
             Backend::Chili => {
                 chili_pool = chili::ThreadPool::with_config(chili::Config {
                     thread_count: std::num::NonZeroUsize::new(threads),
@@ -138,6 +147,7 @@ impl Backend {
         };
         let mut team = Team {
             threads,
+            in_pool: self == Backend::RayonInPool,
             pool,
             partials: (0..threads).map(|_| CachePadded::default()).collect(),
         };
@@ -150,7 +160,7 @@ enum Pool<'a> {
     Serial,
     Tine(tine::ThreadPool),
     ForkUnion(fork_union::ThreadPool),
-    Rayon(rayon::ThreadPool),
+    Rayon(Arc<rayon::ThreadPool>),
     /// A scope on a pool that [`Backend::with_team`] owns. Made once: making
     /// one takes a lock and registers a heartbeat.
     Chili(chili::Scope<'a>),
@@ -175,6 +185,8 @@ impl Pool<'_> {
 /// [`Backend::with_team`].
 pub struct Team<'a> {
     threads: usize,
+    /// Whether [`Team::enter`] moves onto one of rayon's workers.
+    in_pool: bool,
     pool: Pool<'a>,
     /// One partial sum (`f32` bits) per thread, for [`Team::reduce`].
     partials: Box<[CachePadded<AtomicU32>]>,
@@ -184,6 +196,23 @@ impl<'a> Team<'a> {
     /// Threads in the team, the caller included.
     pub fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// Runs `body(self)` and returns its result: for
+    /// [`Backend::RayonInPool`], on one of the rayon pool's workers (inside
+    /// `install`), so that every call `body` makes comes from inside the
+    /// pool; for every other backend, right here. Benches and examples run
+    /// their timed loops through it.
+    pub fn enter<R: Send>(&mut self, body: impl FnOnce(&mut Self) -> R + Send) -> R {
+        let pool = match &self.pool {
+            Pool::Rayon(pool) if self.in_pool => Arc::clone(pool),
+            _ => return body(self),
+        };
+        let team = CrossToRayon(self);
+        pool.install(move || {
+            let team = team;
+            body(team.0)
+        })
     }
 
     /// Runs `f(thread)` once on every thread and returns when all have
@@ -199,10 +228,10 @@ impl<'a> Team<'a> {
         }
     }
 
-    /// Runs `f(share)` once for every share in `0..threads`, where the
-    /// backend spreads them best: like [`Team::broadcast`], but rayon runs
-    /// the shares as a parallel iterator inside `install`, which is much
-    /// cheaper than its `broadcast`.
+    /// Runs `f(share)` once for every share in `0..threads`: like
+    /// [`Team::broadcast`], but rayon runs the shares as a parallel
+    /// iterator inside `install`, the way rayon code is written, rather
+    /// than one call per worker.
     pub fn for_shares(&mut self, f: impl Fn(usize) + Sync) {
         self.pool.for_shares(self.threads, f);
     }
@@ -227,10 +256,8 @@ impl<'a> Team<'a> {
             (Pool::Rayon(pool), Schedule::Dynamic) => {
                 pool.install(|| (0..n).into_par_iter().with_max_len(1).for_each(&f));
             }
-            (Pool::Chili(scope), Schedule::Dynamic) => chili_for(scope, 0..n, 1, &f),
-            (Pool::Chili(scope), Schedule::Static) => {
-                chili_for(scope, 0..n, n.div_ceil(threads).max(1), &f);
-            }
+            // chili has one schedule: work stealing over a join tree.
+            (Pool::Chili(scope), _) => chili_for(scope, 0..n, 1, &f),
             (Pool::Scope, Schedule::Dynamic) => {
                 let next = AtomicUsize::new(0);
                 // Relaxed: the counter only hands out indices; the tasks'
@@ -252,12 +279,13 @@ impl<'a> Team<'a> {
     /// The sum of `data`: one share per thread, each summed with
     /// [`sum_f32`] into its own cache-padded partial, then the partials
     /// added in thread order. Serial sums it all at once; chili, which gives
-    /// no thread index, halves `data` with `join` down to
-    /// [`CHILI_REDUCE_GRAIN`] elements and adds the halves' sums.
+    /// no thread index, halves `data` with `join` down to one leaf per
+    /// thread and adds the halves' sums.
     pub fn reduce(&mut self, data: &[f32]) -> f32 {
         match &mut self.pool {
             Pool::Serial => sum_f32(data),
-            Pool::Chili(scope) => chili_sum(scope, data),
+            // One leaf per thread, as the other backends have one share.
+            Pool::Chili(scope) => chili_sum(scope, data, data.len().div_ceil(self.threads)),
             pool => {
                 let (n, threads, partials) = (data.len(), self.threads, &self.partials);
                 pool.for_shares(threads, |thread| {
@@ -293,6 +321,17 @@ impl<'a> Team<'a> {
     }
 }
 
+/// A team lent to one of rayon's workers by [`Team::enter`].
+struct CrossToRayon<'t, 'a>(&'t mut Team<'a>);
+
+// SAFETY: `enter` builds this only for a team whose pool is rayon's, whose
+// contents (an `Arc` of a rayon pool, atomics, counts) are all `Send`: the
+// one thread-bound variant, chili's scope, never crosses. `install` blocks
+// the lending thread until the worker is done with it, so one thread at a
+// time uses the team. A `body` cannot swap in another team's chili scope:
+// teams only exist inside `with_team`, each with its own lifetime.
+unsafe impl Send for CrossToRayon<'_, '_> {}
+
 /// A [`Team`] running N-body passes: accelerations with `schedule`, moves
 /// static.
 pub struct TeamPasses<'t, 'a> {
@@ -300,7 +339,10 @@ pub struct TeamPasses<'t, 'a> {
     schedule: Schedule,
 }
 
-impl Passes for TeamPasses<'_, '_> {
+// SAFETY: `Team::for_n` runs each index in 0..n once on every backend
+// (checked against serial by every bench and example before timing) and
+// returns only after all have finished.
+unsafe impl Passes for TeamPasses<'_, '_> {
     fn accelerations<F: Fn(usize) + Sync>(&mut self, n: usize, task: F) {
         self.team.for_n(n, self.schedule, task);
     }
@@ -338,16 +380,14 @@ fn chili_for(
     }
 }
 
-/// Elements per leaf of chili's reduction tree (16 KiB).
-pub const CHILI_REDUCE_GRAIN: usize = 4096;
-
-/// The sum of `data` through chili's `join`; see [`Team::reduce`].
-fn chili_sum(scope: &mut chili::Scope<'_>, data: &[f32]) -> f32 {
-    if data.len() <= CHILI_REDUCE_GRAIN {
+/// The sum of `data` through chili's `join`, halving it down to leaves of
+/// at most `leaf` elements; see [`Team::reduce`].
+fn chili_sum(scope: &mut chili::Scope<'_>, data: &[f32], leaf: usize) -> f32 {
+    if data.len() <= leaf {
         return sum_f32(data);
     }
     let (left, right) = data.split_at(data.len() / 2);
-    let (left, right) = scope.join(|s| chili_sum(s, left), |s| chili_sum(s, right));
+    let (left, right) = scope.join(|s| chili_sum(s, left, leaf), |s| chili_sum(s, right, leaf));
     left + right
 }
 
@@ -426,7 +466,7 @@ fn mix(mut x: u64) -> u64 {
 }
 
 /// The N-body backends, as `NBODY_BACKEND` names them.
-pub const NBODY_BACKENDS: [&str; 9] = [
+pub const NBODY_BACKENDS: [&str; 11] = [
     "serial",
     "tine_static",
     "tine_dynamic",
@@ -434,6 +474,8 @@ pub const NBODY_BACKENDS: [&str; 9] = [
     "fork_union_dynamic",
     "rayon_static",
     "rayon_dynamic",
+    "rayon_in_pool_static",
+    "rayon_in_pool_dynamic",
     "chili",
     "scope",
 ];
@@ -477,6 +519,15 @@ impl PingPong<'_> {
 /// `body` runs, spinning on its own core.
 pub fn with_ping_pong<R>(body: impl FnOnce(&mut PingPong<'_>) -> R) -> R {
     const STOP: usize = usize::MAX;
+    /// Tells the partner to stop on every way out, so that a panicking
+    /// `body` cannot leave the scope waiting for it forever.
+    struct Stop<'a>(&'a CachePadded<AtomicUsize>);
+    impl Drop for Stop<'_> {
+        fn drop(&mut self) {
+            // Release: pairs with the partner's Acquire load of `ping`.
+            self.0 .0.store(STOP, Ordering::Release);
+        }
+    }
     let ping = CachePadded(AtomicUsize::new(0));
     let pong = CachePadded(AtomicUsize::new(0));
     std::thread::scope(|s| {
@@ -484,7 +535,7 @@ pub fn with_ping_pong<R>(body: impl FnOnce(&mut PingPong<'_>) -> R) -> R {
             let mut seen = 0;
             loop {
                 // Acquire: pairs with the Release stores to `ping` in
-                // `round_trip` and below.
+                // `round_trip` and in `Stop`.
                 let next = ping.0.load(Ordering::Acquire);
                 if next == STOP {
                     break;
@@ -498,13 +549,11 @@ pub fn with_ping_pong<R>(body: impl FnOnce(&mut PingPong<'_>) -> R) -> R {
                 seen = next;
             }
         });
-        let result = body(&mut PingPong {
+        let _stop = Stop(&ping);
+        body(&mut PingPong {
             ping: &ping,
             pong: &pong,
             sent: 0,
-        });
-        // Release: pairs with the partner's Acquire load of `ping`.
-        ping.0.store(STOP, Ordering::Release);
-        result
+        })
     })
 }
