@@ -330,6 +330,7 @@ struct CrossToRayon<'t, 'a>(&'t mut Team<'a>);
 // the lending thread until the worker is done with it, so one thread at a
 // time uses the team. A `body` cannot swap in another team's chili scope:
 // teams only exist inside `with_team`, each with its own lifetime.
+// (SAFETY, in short: only rayon teams cross, used by one thread at a time.)
 unsafe impl Send for CrossToRayon<'_, '_> {}
 
 /// A [`Team`] running N-body passes: accelerations with `schedule`, moves
