@@ -195,6 +195,11 @@ impl DistributedBuilder {
     /// As [`DistributedBuilder::threads_per_colocation`], and
     /// [`Error::NotEnoughCpus`] when strict pinning runs out of CPUs.
     pub fn plan(&self) -> Result<Vec<ThreadPlacement>, Error> {
+        self.plan_for(&self.threads_per_colocation()?)
+    }
+
+    /// [`DistributedBuilder::plan`] for threads already shared out.
+    fn plan_for(&self, per_colocation: &[usize]) -> Result<Vec<ThreadPlacement>, Error> {
         if let Pin::Node(_) = self.pin {
             return Err(Error::InvalidPin {
                 reason: "a distributed pool spans every node: pin within each one with \
@@ -202,7 +207,7 @@ impl DistributedBuilder {
             });
         }
         let mut plan = Vec::new();
-        for (c, &count) in self.threads_per_colocation()?.iter().enumerate() {
+        for (c, &count) in per_colocation.iter().enumerate() {
             let slots = self.topology.colocation_slots(c, self.pin);
             let strict = self.strict && !matches!(self.pin, Pin::None);
             plan.extend(take_slots(slots, count, strict)?);
@@ -221,8 +226,8 @@ impl DistributedBuilder {
         if self.name.contains('\0') {
             return Err(Error::InvalidName);
         }
-        let plan = self.plan()?;
         let per_colocation = self.threads_per_colocation()?;
+        let plan = self.plan_for(&per_colocation)?;
         let total = plan.len();
         let mut offsets = Vec::with_capacity(per_colocation.len() + 1);
         offsets.push(0);

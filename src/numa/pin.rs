@@ -81,9 +81,7 @@ impl Topology {
             };
             return Ok(std::vec![unbound; threads]);
         }
-        Ok((0..threads)
-            .map(|t| slots[t % slots.len()].clone())
-            .collect())
+        Ok(spread(&slots, threads))
     }
 
     /// The distinct places of a plan: thread `t` goes to slot
@@ -124,13 +122,7 @@ impl Topology {
                 .flat_map(|c| self.colocation_slots(c, pin))
                 .collect(),
         };
-        if slots.is_empty() || (strict && threads > slots.len()) {
-            return Err(Error::NotEnoughCpus {
-                threads,
-                cpus: slots.len(),
-            });
-        }
-        Ok(slots)
+        enough(slots, threads, strict)
     }
 
     /// The CPU slots of colocation `c` in pinning order: its cores for
@@ -154,8 +146,9 @@ impl Topology {
     }
 }
 
-/// The first `threads` of `slots`, wrapping around unless `strict`.
-pub(crate) fn take_slots(
+/// `slots`, if they can take `threads` threads: at least one slot, and with
+/// `strict` one slot per thread.
+fn enough(
     slots: Vec<ThreadPlacement>,
     threads: usize,
     strict: bool,
@@ -166,9 +159,23 @@ pub(crate) fn take_slots(
             cpus: slots.len(),
         });
     }
-    Ok((0..threads)
+    Ok(slots)
+}
+
+/// One entry per thread: thread `t` takes slot `t % slots.len()`.
+fn spread(slots: &[ThreadPlacement], threads: usize) -> Vec<ThreadPlacement> {
+    (0..threads)
         .map(|t| slots[t % slots.len()].clone())
-        .collect())
+        .collect()
+}
+
+/// The first `threads` of `slots`, wrapping around unless `strict`.
+pub(crate) fn take_slots(
+    slots: Vec<ThreadPlacement>,
+    threads: usize,
+    strict: bool,
+) -> Result<Vec<ThreadPlacement>, Error> {
+    enough(slots, threads, strict).map(|slots| spread(&slots, threads))
 }
 
 fn cpuset(cpus: &[usize]) -> CpuSet {
