@@ -84,6 +84,20 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// Checks a team's thread count: at least 1 (the caller), and few
+    /// enough for the 32-bit countdown. Returns it unchanged.
+    pub(crate) fn check_threads(threads: usize) -> Result<usize, Error> {
+        if threads == 0 {
+            return Err(Error::ZeroThreads);
+        }
+        if u32::try_from(threads).is_err() {
+            return Err(Error::TooManyThreads { threads });
+        }
+        Ok(threads)
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -36,15 +36,22 @@
 //! ```
 //!
 //! ## Layout
-//! - [`Team`] (`pool.rs`): the protocol. It owns no threads and works
-//!   without `std`: an embedding runtime runs [`Team::run_worker`] on its own
-//!   threads.
-//! - [`ThreadPool`] (`pool.rs`, feature `std`): spawns the workers.
-//! - `broadcast.rs`: [`Team::for_threads`], [`Team::for_n`],
-//!   [`Team::for_slices`]; `dynamic.rs`: [`Team::for_n_dynamic`].
-//! - [`arch`]: the micro-yields a waiting thread runs between polls.
-//! - `numa` (feature `numa`): topology, pinned pools, a distributed pool
+//! Layers, top to bottom; each imports only the layers below it.
+//! - `numa/` (feature `numa`): topology, pinned pools, a distributed pool
 //!   with one team per NUMA node, and node-local memory.
+//! - `pool/` (feature `std`): [`ThreadPool`] and its [`Builder`], which
+//!   spawn a team's workers.
+//! - `schedule/`: [`ForkJoin`], the one fork primitive every pool type
+//!   implements, and the schedules written once on top of it:
+//!   [`ForkJoin::for_threads`], [`ForkJoin::for_n`],
+//!   [`ForkJoin::for_slices`] (`split.rs`) and
+//!   [`ForkJoin::for_n_dynamic`] (`dynamic.rs`).
+//! - `team/`: [`Team`], the protocol. It owns no threads and works without
+//!   `std`: an embedding runtime runs [`Team::run_worker`] on its own
+//!   threads. Its invariants are stated once, at the top of `team/mod.rs`.
+//! - `wait/`: spinning, then parking; [`arch`]: the micro-yields a waiting
+//!   thread runs between polls; `sync.rs`: the atomics (loom's under
+//!   `cfg(loom)`); `error.rs`: [`Error`].
 //!
 //! ## Guarantees
 //! - Every call blocks until all shares have finished, so closures may
@@ -69,14 +76,16 @@
 #[cfg(feature = "std")]
 extern crate std;
 
+// Layers, top to bottom; each imports only the ones below it.
 pub mod arch;
-mod broadcast;
-mod dynamic;
 mod error;
 #[cfg(feature = "numa")]
 pub mod numa;
+#[cfg(feature = "std")]
 mod pool;
+mod schedule;
 mod sync;
+mod team;
 mod wait;
 
 /// The README's examples, compiled and run as doc tests.
@@ -84,10 +93,10 @@ mod wait;
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
-pub use broadcast::Prong;
 pub use error::Error;
-pub use pool::Team;
 #[cfg(feature = "std")]
 pub use pool::{spawn, Builder, ThreadPool};
+pub use schedule::{ForkJoin, Prong};
+pub use team::{Share, Team};
 #[cfg(feature = "std")]
 pub use wait::{WaitPolicy, DEFAULT_SPIN, OVERSUBSCRIBED_SPIN};

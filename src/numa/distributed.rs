@@ -35,15 +35,14 @@
 //! wrap unless `n` comes within `threads` of `usize::MAX`, and such an `n`
 //! runs with the static split instead.
 
-use super::pin::{take_slots, worker_setup, CallerPin, Pin, ThreadPlacement};
+use super::distributed_builder::DistributedBuilder;
+use super::pin::{CallerPin, ThreadPlacement};
 use super::topology::Topology;
-use crate::broadcast::{each_task, split, Prong};
 use crate::error::Error;
-use crate::pool::{spawn_worker, Team};
+use crate::schedule::{dynamic, forward_fork_join, split, ForkJoin, Prong};
 use crate::sync::{AtomicUsize, Ordering};
-use crate::wait::{WaitPolicy, Waiter};
+use crate::team::{Share, Team};
 use crossbeam_utils::CachePadded;
-use std::string::String;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::vec::Vec;
@@ -74,21 +73,21 @@ use std::vec::Vec;
 /// ```
 pub struct DistributedPool {
     /// Colocation 0's team, with the caller as thread 0: the pool's lock.
-    lead: Arc<Team>,
+    pub(super) lead: Arc<Team>,
     /// The other colocations' teams, each with an idle slot 0.
-    others: Vec<Arc<Team>>,
-    workers: Vec<JoinHandle<()>>,
+    pub(super) others: Vec<Arc<Team>>,
+    pub(super) workers: Vec<JoinHandle<()>>,
     /// Colocation `c` owns global threads `offsets[c]..offsets[c + 1]`.
-    offsets: Vec<usize>,
+    pub(super) offsets: Vec<usize>,
     /// The colocation of each global thread.
-    colocation_of: Vec<usize>,
+    pub(super) colocation_of: Vec<usize>,
     /// Each colocation's dynamic counter, on its own cache line.
-    counters: Vec<CachePadded<AtomicUsize>>,
+    pub(super) counters: Vec<CachePadded<AtomicUsize>>,
     /// Where each global thread runs.
-    placement: Vec<ThreadPlacement>,
-    topology: Topology,
+    pub(super) placement: Vec<ThreadPlacement>,
+    pub(super) topology: Topology,
     /// Dropped after the workers are joined (fields drop after `drop`).
-    caller_pin: Option<CallerPin>,
+    pub(super) caller_pin: Option<CallerPin>,
 }
 
 impl core::fmt::Debug for DistributedPool {
@@ -100,226 +99,10 @@ impl core::fmt::Debug for DistributedPool {
     }
 }
 
-/// Configures a [`DistributedPool`].
-#[derive(Clone, Debug)]
-pub struct DistributedBuilder {
-    topology: Topology,
-    threads: Option<usize>,
-    pin: Pin,
-    strict: bool,
-    pin_caller: bool,
-    name: String,
-    wait_policy: WaitPolicy,
-}
-
-impl DistributedBuilder {
-    /// Threads in all, the caller included, shared out over the
-    /// colocations in proportion to their hardware threads (at least one
-    /// each). Default: one per usable hardware thread, or one per core with
-    /// [`Pin::Cores`].
-    pub fn threads(mut self, threads: usize) -> Self {
-        self.threads = Some(threads);
-        self
-    }
-
-    /// How threads are pinned within their colocation: [`Pin::Cores`] (one
-    /// core each), [`Pin::HardwareThreads`] (one hardware thread each,
-    /// round-robin over the cores), or [`Pin::None`] (the default: anywhere
-    /// on the colocation's CPUs). [`Pin::Node`] makes no sense here and is
-    /// refused by [`DistributedBuilder::build`].
-    pub fn pin(mut self, pin: Pin) -> Self {
-        self.pin = pin;
-        self
-    }
-
-    /// Whether pinning is strict. Strict (`true`, the default) refuses to
-    /// put two threads on one core or hardware thread, so asking for more
-    /// threads than a colocation has CPUs for fails; `false` lets them wrap
-    /// round-robin.
-    pub fn strict_pinning(mut self, strict: bool) -> Self {
-        self.strict = strict;
-        self
-    }
-
-    /// Whether to pin the building thread (thread 0) to colocation 0 too.
-    /// Default `false`. If set, dropping the pool gives that thread back its
-    /// previous affinity, whichever thread drops it.
-    pub fn pin_caller(mut self, pin_caller: bool) -> Self {
-        self.pin_caller = pin_caller;
-        self
-    }
-
-    /// The workers' name prefix, as [`crate::Builder::name`]. Default
-    /// `"tine"`.
-    pub fn name(mut self, name: &str) -> Self {
-        self.name = String::from(name);
-        self
-    }
-
-    /// How idle threads wait; see [`WaitPolicy`].
-    pub fn wait_policy(mut self, policy: WaitPolicy) -> Self {
-        self.wait_policy = policy;
-        self
-    }
-
-    /// How many threads each colocation gets: in proportion to its hardware
-    /// threads (largest remainder), at least one each.
-    ///
-    /// # Errors
-    /// [`Error::ZeroThreads`], [`Error::TooFewThreads`].
-    pub fn threads_per_colocation(&self) -> Result<Vec<usize>, Error> {
-        let colocations = self.topology.colocations();
-        let threads = self.threads.unwrap_or(match self.pin {
-            Pin::Cores => self.topology.cores(),
-            _ => self.topology.hardware_threads(),
-        });
-        if threads == 0 {
-            return Err(Error::ZeroThreads);
-        }
-        if u32::try_from(threads).is_err() {
-            return Err(Error::TooManyThreads { threads });
-        }
-        if threads < colocations.len() || colocations.is_empty() {
-            return Err(Error::TooFewThreads {
-                threads,
-                colocations: colocations.len(),
-            });
-        }
-        let weights: Vec<usize> = colocations.iter().map(|c| c.cpus().len().max(1)).collect();
-        Ok(apportion(threads, &weights))
-    }
-
-    /// Where each global thread runs, colocation by colocation.
-    ///
-    /// # Errors
-    /// As [`DistributedBuilder::threads_per_colocation`], and
-    /// [`Error::NotEnoughCpus`] when strict pinning runs out of CPUs.
-    pub fn plan(&self) -> Result<Vec<ThreadPlacement>, Error> {
-        self.plan_for(&self.threads_per_colocation()?)
-    }
-
-    /// [`DistributedBuilder::plan`] for threads already shared out.
-    fn plan_for(&self, per_colocation: &[usize]) -> Result<Vec<ThreadPlacement>, Error> {
-        if let Pin::Node(_) = self.pin {
-            return Err(Error::InvalidPin {
-                reason: "a distributed pool spans every node: pin within each one with \
-                         Pin::Cores, Pin::HardwareThreads or Pin::None, not Pin::Node",
-            });
-        }
-        let mut plan = Vec::new();
-        for (c, &count) in per_colocation.iter().enumerate() {
-            let slots = self.topology.colocation_slots(c, self.pin);
-            let strict = self.strict && !matches!(self.pin, Pin::None);
-            plan.extend(take_slots(slots, count, strict)?);
-        }
-        Ok(plan)
-    }
-
-    /// Spawns the pool: each worker binds itself to its CPUs before it
-    /// joins its team.
-    ///
-    /// # Errors
-    /// As [`DistributedBuilder::plan`], [`Error::InvalidName`],
-    /// [`Error::Spawn`], and [`Error::Hwloc`] if a thread cannot be bound.
-    /// Workers already started are stopped and joined first.
-    pub fn build(self) -> Result<DistributedPool, Error> {
-        if self.name.contains('\0') {
-            return Err(Error::InvalidName);
-        }
-        let per_colocation = self.threads_per_colocation()?;
-        let plan = self.plan_for(&per_colocation)?;
-        let total = plan.len();
-        let mut offsets = Vec::with_capacity(per_colocation.len() + 1);
-        offsets.push(0);
-        for &count in &per_colocation {
-            offsets.push(offsets[offsets.len() - 1] + count);
-        }
-        let colocation_of = plan.iter().map(|p| p.colocation).collect();
-
-        let team = |threads: usize, workers: usize| {
-            let waiter = Waiter::new(self.wait_policy, total);
-            Team::build(threads, 0, workers, waiter).map(Arc::new)
-        };
-        let lead = team(per_colocation[0], per_colocation[0] - 1)?;
-        let mut others = Vec::with_capacity(per_colocation.len() - 1);
-        for &count in &per_colocation[1..] {
-            others.push(team(count + 1, count)?);
-        }
-
-        let mut pool = DistributedPool {
-            lead,
-            others,
-            workers: Vec::with_capacity(total),
-            offsets,
-            colocation_of,
-            counters: (0..per_colocation.len())
-                .map(|_| CachePadded::new(AtomicUsize::new(0)))
-                .collect(),
-            placement: Vec::new(),
-            topology: self.topology.clone(),
-            caller_pin: None,
-        };
-        for (c, &count) in per_colocation.iter().enumerate() {
-            let team = if c == 0 {
-                Arc::clone(&pool.lead)
-            } else {
-                Arc::clone(&pool.others[c - 1])
-            };
-            // Colocation 0's workers are its slots 1..; the others' workers
-            // fill slots 1..=count and report global indices.
-            let first = if c == 0 { 1 } else { 0 };
-            for local in first..count {
-                let global = pool.offsets[c] + local;
-                let setup = worker_setup(&self.topology, &plan[global].cpus);
-                // SAFETY: each team gets exactly as many worker threads as
-                // it was built with worker slots: `count - 1` for the lead,
-                // `count` for the others (whose slot 0 is the caller's).
-                let handle = unsafe { spawn_worker(&self.name, None, &team, global, setup) }?;
-                pool.workers.push(handle);
-            }
-        }
-        if self.pin_caller {
-            pool.caller_pin = CallerPin::pin(&self.topology, &plan[0].cpus)?;
-        }
-        pool.placement = plan;
-        Ok(pool)
-    }
-}
-
-/// Splits `total` in proportion to `weights` (largest remainder), giving
-/// every part at least 1. Needs `total >= weights.len()`.
-pub(crate) fn apportion(total: usize, weights: &[usize]) -> Vec<usize> {
-    // In u128: `spare * weight` cannot overflow for any usize inputs.
-    let spare = (total - weights.len()) as u128; // one each first
-    let sum: u128 = weights.iter().map(|&w| w.max(1) as u128).sum();
-    let weight = |i: usize| weights[i].max(1) as u128;
-    let mut shares: Vec<usize> = (0..weights.len())
-        .map(|i| 1 + (spare * weight(i) / sum) as usize)
-        .collect();
-    let mut remainders: Vec<(u128, usize)> = (0..weights.len())
-        .map(|i| (spare * weight(i) % sum, i))
-        .collect();
-    // Largest remainder first; ties to the lower index.
-    remainders.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let given: usize = shares.iter().sum();
-    for &(_, i) in remainders.iter().take(total - given) {
-        shares[i] += 1;
-    }
-    shares
-}
-
 impl DistributedPool {
     /// A builder for a pool on `topology`.
     pub fn builder(topology: &Topology) -> DistributedBuilder {
-        DistributedBuilder {
-            topology: topology.clone(),
-            threads: None,
-            pin: Pin::None,
-            strict: true,
-            pin_caller: false,
-            name: String::from("tine"),
-            wait_policy: WaitPolicy::Adaptive,
-        }
+        DistributedBuilder::new(topology)
     }
 
     /// A pool with one thread per usable hardware thread of `topology`.
@@ -391,78 +174,42 @@ impl DistributedPool {
         }
     }
 
-    /// One fork of every team: `share(thread_index, _)` on every thread.
-    /// Runs `inline(thread_index)` for every thread on the caller instead if
-    /// the pool is busy and the call must not wait (a call from inside a
-    /// task).
-    fn fork<F, G>(&self, prepare: impl FnOnce(), share: &F, inline: G)
-    where
-        F: Fn(usize, &AtomicUsize) + Sync,
-        G: Fn(usize),
-    {
+    /// One fork of every team, with `prepare` run once the teams are held
+    /// (see `Team::fork_spread`). If the pool is busy and the call must not
+    /// wait (a call from inside a task), runs `inline(thread_index)` for
+    /// every thread on the caller instead: the fork in flight may be using
+    /// whatever `prepare` would have reset.
+    fn fork_prepared(&self, prepare: impl FnOnce(), share: &Share<'_>, inline: impl Fn(usize)) {
         if !self.lead.fork_spread(&self.others, prepare, share) {
-            for thread_index in 0..self.threads() {
-                inline(thread_index);
-            }
+            (0..self.threads()).for_each(inline);
         }
     }
+}
 
-    /// Runs `f(thread_index, colocation_index)` once on every thread of every
-    /// colocation, the caller as thread 0.
-    pub fn for_threads<F>(&self, f: F)
-    where
-        F: Fn(usize, usize) + Sync,
-    {
-        let (f, shape) = (&f, self.shape());
-        let run = move |thread_index: usize| f(thread_index, shape.colocation_of[thread_index]);
-        self.fork(
-            || {},
-            &move |thread_index, _: &AtomicUsize| run(thread_index),
-            run,
-        );
+// SAFETY: `Team::fork_spread` runs the share once on every thread of every
+// team (the others' stand-in slot 0 runs nothing, and their workers report
+// global indices that tile `1..threads` with the lead's), and joins them all
+// before it returns or unwinds; the inline fallback runs each index once.
+unsafe impl ForkJoin for DistributedPool {
+    #[inline]
+    fn threads(&self) -> usize {
+        self.colocation_of.len()
     }
 
-    /// Calls `f(first, count)` once per thread with its contiguous range of
-    /// `0..n`, split over every thread of every colocation (so each
-    /// colocation gets a block in proportion to its threads).
-    pub fn for_slices<F>(&self, n: usize, f: F)
-    where
-        F: Fn(Prong, usize) + Sync,
-    {
-        let (f, shape) = (&f, self.shape());
-        if n <= 1 {
-            // Not worth waking anyone: the caller does it.
-            if n == 1 {
-                f(shape.prong(0, 0), 1);
-            }
-            return;
-        }
-        let run = move |thread_index: usize| {
-            let (begin, count) = split(n, shape.threads(), thread_index);
-            if count > 0 {
-                f(shape.prong(begin, thread_index), count);
-            }
-        };
-        self.fork(
+    #[inline]
+    fn fork_join(&self, share: &Share<'_>) {
+        let shape = self.shape();
+        self.fork_prepared(
             || {},
-            &move |thread_index, _: &AtomicUsize| run(thread_index),
-            run,
+            share,
+            |thread_index| share(thread_index, shape.colocation_of[thread_index]),
         );
-    }
-
-    /// Runs `f` for every task in `0..n` with the static split of
-    /// [`DistributedPool::for_slices`].
-    pub fn for_n<F>(&self, n: usize, f: F)
-    where
-        F: Fn(Prong) + Sync,
-    {
-        self.for_slices(n, each_task(&f));
     }
 
     /// Runs `f` for every task in `0..n`, claimed one at a time: each thread
     /// drains its own colocation's block first, then steals from the other
     /// colocations (see the module docs).
-    pub fn for_n_dynamic<F>(&self, n: usize, f: F)
+    fn for_n_dynamic<F>(&self, n: usize, f: F)
     where
         F: Fn(Prong) + Sync,
     {
@@ -478,12 +225,11 @@ impl DistributedPool {
                 counter.store(0, Ordering::Relaxed);
             }
         };
-        let share = move |thread_index: usize, _: &AtomicUsize| {
+        let share = move |thread_index: usize, home: usize| {
             let colocations = shape.counters.len();
-            let home = shape.colocation_of[thread_index];
             let block = shape.colocation_range(n, home);
-            // Our own block, with dynamic.rs's claim logic.
-            crate::dynamic::run_share(
+            // Our own block, with the claim logic of every dynamic schedule.
+            dynamic::run_share(
                 block.len(),
                 shape.threads_in(home),
                 thread_index - shape.offsets[home],
@@ -495,25 +241,24 @@ impl DistributedPool {
                 let victim = (home + step) % colocations;
                 let block = shape.colocation_range(n, victim);
                 let claimable = block.len() - block.len().min(shape.threads_in(victim));
-                let counter = &shape.counters[victim];
-                while counter.load(Ordering::Relaxed) < claimable {
-                    let i = counter.fetch_add(1, Ordering::Relaxed);
-                    if i >= claimable {
-                        break;
-                    }
-                    f(shape.prong(block.start + i, thread_index));
-                }
+                dynamic::steal(&*shape.counters[victim], claimable, |i| {
+                    f(shape.prong(block.start + i, thread_index))
+                });
             }
         };
+        // Inline (the pool is busy with the fork this call runs inside, whose
+        // counters are in use): the static split, on the caller.
         let inline = move |thread_index: usize| {
             let (begin, count) = split(n, shape.threads(), thread_index);
             for task_index in begin..begin + count {
                 f(shape.prong(task_index, thread_index));
             }
         };
-        self.fork(prepare, &share, inline);
+        self.fork_prepared(prepare, &share, inline);
     }
 }
+
+forward_fork_join!(DistributedPool);
 
 /// A distributed pool's layout, borrowed by value into the closures that
 /// its workers run (see [`DistributedPool::shape`]).

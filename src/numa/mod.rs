@@ -34,12 +34,16 @@
 //! installs them on Debian and Ubuntu.
 
 mod distributed;
-mod memory;
+mod distributed_builder;
 mod pin;
+mod pinned_vec;
+mod round_robin_vec;
 mod topology;
 
-pub use distributed::{DistributedBuilder, DistributedPool};
-pub use memory::{PinnedVec, RoundRobinVec};
+pub use distributed::DistributedPool;
+pub use distributed_builder::DistributedBuilder;
 pub(crate) use pin::{CallerPin, Placement};
 pub use pin::{Pin, ThreadPlacement};
+pub use pinned_vec::PinnedVec;
+pub use round_robin_vec::RoundRobinVec;
 pub use topology::{Colocation, MemoryKind, Node, Topology};

@@ -93,12 +93,7 @@ impl Topology {
         threads: usize,
         strict: bool,
     ) -> Result<Vec<ThreadPlacement>, Error> {
-        if threads == 0 {
-            return Err(Error::ZeroThreads);
-        }
-        if u32::try_from(threads).is_err() {
-            return Err(Error::TooManyThreads { threads });
-        }
+        Error::check_threads(threads)?;
         let slots: Vec<ThreadPlacement> = match pin {
             Pin::None => return Ok(Vec::new()),
             Pin::Node(os_index) => {

@@ -1,11 +1,13 @@
-//! `for_n_dynamic`: tasks claimed one at a time from a shared counter.
+//! The dynamic schedule's claim logic: tasks claimed one at a time from a
+//! shared counter (`ForkJoin::for_n_dynamic`, and each colocation's block
+//! of a distributed pool).
 //!
 //! # Claim logic
 //!
 //! With `n` tasks and `t` threads, the first `d = n - min(n, t)` tasks are
 //! claimed dynamically and the last `min(n, t)` are pre-assigned, one per
 //! thread. Each thread first runs its pre-assigned task (no shared traffic),
-//! then claims with one `fetch_add(1)` on the team's `dynamic_progress` until
+//! then claims with one `fetch_add(1)` on the call's progress counter until
 //! a claim returns `>= d`.
 //!
 //! Every thread makes exactly one failed claim, so the counter ends at
@@ -15,54 +17,11 @@
 //!
 //! The claims are Relaxed: the counter hands out indices and publishes
 //! nothing. The tasks' results reach the caller through the join countdown's
-//! Release/Acquire pair, and the counter's reset to 0 reaches the workers
+//! Release/Acquire pair, and the counter's initial 0 reaches the workers
 //! through the fork's generation Release/Acquire pair.
 
-use crate::broadcast::{prong, Prong, SplitIndex};
-use crate::pool::Team;
+use super::split::SplitIndex;
 use crate::sync::{AtomicUsize, Ordering};
-#[cfg(feature = "std")]
-use crate::ThreadPool;
-
-impl Team {
-    /// Runs `f` once for every task in `0..n`, threads claiming tasks one at a
-    /// time as they finish the previous one (a dynamic schedule).
-    ///
-    /// Use it when tasks have uneven costs. Each claim is one `fetch_add` on a
-    /// shared counter; for cheap, even tasks [`Team::for_n`] has less
-    /// overhead. `n == 0` returns at once and `n == 1` runs on the caller.
-    ///
-    /// ```
-    /// use std::sync::atomic::{AtomicU64, Ordering};
-    ///
-    /// let pool = tine::spawn(4);
-    /// let work = AtomicU64::new(0);
-    /// pool.for_n_dynamic(1000, |prong| {
-    ///     // Task i costs i: a static split would leave the last thread with
-    ///     // most of the work.
-    ///     let cost = (0..prong.task_index as u64).sum::<u64>();
-    ///     work.fetch_add(std::hint::black_box(cost), Ordering::Relaxed);
-    /// });
-    /// assert_eq!(work.into_inner(), (0..1000u64).map(|i| i * i.saturating_sub(1) / 2).sum());
-    /// ```
-    pub fn for_n_dynamic<F>(&self, n: usize, f: F)
-    where
-        F: Fn(Prong) + Sync,
-    {
-        if n <= 1 {
-            if n == 1 {
-                f(prong(0, 0));
-            }
-            return;
-        }
-        let threads = self.threads();
-        self.fork(true, &|thread_index, progress: &AtomicUsize| {
-            run_share(n, threads, thread_index, progress, |task_index| {
-                f(prong(task_index, thread_index))
-            });
-        });
-    }
-}
 
 /// A counter that hands out claims. Generic so that tests can run the claim
 /// logic on `u8`, where an overflow would show.
@@ -71,6 +30,9 @@ pub(crate) trait Claims {
     type Index: SplitIndex;
     /// Returns the counter's value and adds one.
     fn claim(&self) -> Self::Index;
+    /// The counter's value, without claiming.
+    #[cfg_attr(not(feature = "numa"), allow(dead_code))] // thieves only
+    fn peek(&self) -> Self::Index;
 }
 
 impl Claims for AtomicUsize {
@@ -78,6 +40,10 @@ impl Claims for AtomicUsize {
     #[inline(always)]
     fn claim(&self) -> usize {
         self.fetch_add(1, Ordering::Relaxed)
+    }
+    #[inline(always)]
+    fn peek(&self) -> usize {
+        self.load(Ordering::Relaxed)
     }
 }
 
@@ -105,9 +71,27 @@ pub(crate) fn run_share<C: Claims>(
     }
 }
 
+/// A thief's pass over another block's counter: claims the indices below
+/// `claimable` that are left (the block's dynamic part; its pre-assigned
+/// tasks are its own threads'). It loads before it claims and stops at the
+/// first failed claim, so each thief pushes the counter at most one past
+/// `claimable`: with `t` threads in all, the counter ends at most `t` past
+/// the block's dynamic part, as the distributed pool's overflow bound needs.
+#[inline(always)]
+#[cfg_attr(not(feature = "numa"), allow(dead_code))] // the distributed pool's
+pub(crate) fn steal<C: Claims>(counter: &C, claimable: C::Index, mut task: impl FnMut(C::Index)) {
+    while counter.peek() < claimable {
+        let task_index = counter.claim();
+        if task_index >= claimable {
+            break;
+        }
+        task(task_index);
+    }
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
-    use super::{run_share, Claims};
+    use super::{run_share, steal, Claims};
     use core::cell::Cell;
 
     /// A `u8` counter that panics instead of wrapping.
@@ -120,6 +104,9 @@ mod tests {
             self.0
                 .set(value.checked_add(1).expect("the claim counter overflowed"));
             value
+        }
+        fn peek(&self) -> u8 {
+            self.0.get()
         }
     }
 
@@ -149,16 +136,44 @@ mod tests {
             }
         }
     }
-}
 
-#[cfg(feature = "std")]
-impl ThreadPool {
-    /// Runs `f` for every task in `0..n` with a dynamic schedule; see
-    /// [`Team::for_n_dynamic`].
-    pub fn for_n_dynamic<F>(&self, n: usize, f: F)
-    where
-        F: Fn(Prong) + Sync,
-    {
-        self.team().for_n_dynamic(n, f);
+    /// The distributed schedule in `u8`: a block of `n` tasks for `local`
+    /// threads, drained by some of them and then by `thieves` other
+    /// threads, in either order. Every task runs once and the counter stays
+    /// within `local + thieves` of the block's dynamic part.
+    #[test]
+    fn thieves_and_owners_cover_each_task_once_in_u8() {
+        for local in 1..=16u8 {
+            for thieves in 0..=16u8 {
+                for n in 0..=200u8 {
+                    for owners_first in [0, local / 2, local] {
+                        let counter = Checked(Cell::new(0));
+                        let claimable = n - n.min(local);
+                        let mut hits = [0u8; 256];
+                        for thread in 0..owners_first {
+                            run_share(n, local, thread, &counter, |task| {
+                                hits[usize::from(task)] += 1
+                            });
+                        }
+                        for _ in 0..thieves {
+                            steal(&counter, claimable, |task| hits[usize::from(task)] += 1);
+                        }
+                        for thread in owners_first..local {
+                            run_share(n, local, thread, &counter, |task| {
+                                hits[usize::from(task)] += 1
+                            });
+                        }
+                        for (task, &count) in hits.iter().enumerate() {
+                            let expected = u8::from(task < usize::from(n));
+                            assert_eq!(
+                                count, expected,
+                                "task {task}, n={n}, local={local}, thieves={thieves}"
+                            );
+                        }
+                        assert!(counter.0.get() <= claimable + local + thieves);
+                    }
+                }
+            }
+        }
     }
 }

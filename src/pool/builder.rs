@@ -1,0 +1,239 @@
+//! [`Builder`]: a [`ThreadPool`]'s settings, and spawning it.
+
+use super::spawn::{spawn_worker_thread, WorkerSetup};
+use super::ThreadPool;
+use crate::error::Error;
+use crate::team::{Slots, Team};
+use crate::wait::{WaitPolicy, Waiter};
+use std::string::String;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::vec::Vec;
+
+/// Configures a [`ThreadPool`] before spawning it.
+///
+/// ```
+/// let pool = tine::ThreadPool::builder()
+///     .threads(3)
+///     .name("solver")
+///     .stack_size(1 << 20)
+///     .build()?;
+/// assert_eq!(pool.threads(), 3);
+/// # Ok::<(), tine::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Builder {
+    threads: usize,
+    name: String,
+    stack_size: Option<usize>,
+    wait_policy: WaitPolicy,
+    #[cfg(feature = "numa")]
+    pin: Option<(crate::numa::Topology, crate::numa::Pin)>,
+    #[cfg(feature = "numa")]
+    strict_pinning: bool,
+    #[cfg(feature = "numa")]
+    pin_caller: bool,
+    #[cfg(test)]
+    fail_spawn_at: Option<usize>,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder {
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            name: String::from("tine"),
+            stack_size: None,
+            wait_policy: WaitPolicy::Adaptive,
+            #[cfg(feature = "numa")]
+            pin: None,
+            #[cfg(feature = "numa")]
+            strict_pinning: true,
+            #[cfg(feature = "numa")]
+            pin_caller: false,
+            #[cfg(test)]
+            fail_spawn_at: None,
+        }
+    }
+}
+
+impl Builder {
+    /// Threads in the pool, counting the caller. Default: the CPUs this
+    /// process may use (`available_parallelism`).
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// The worker names' prefix: workers are named `{name}:{index}`, the
+    /// prefix cut so the whole name fits the OS limit. Default `"tine"`.
+    pub fn name(mut self, name: &str) -> Self {
+        self.name = String::from(name);
+        self
+    }
+
+    /// The workers' stack size in bytes. Default: std's.
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = Some(bytes);
+        self
+    }
+
+    /// How idle workers (and the caller, in the join) wait. Default:
+    /// [`WaitPolicy::Adaptive`].
+    pub fn wait_policy(mut self, policy: WaitPolicy) -> Self {
+        self.wait_policy = policy;
+        self
+    }
+
+    /// Spin for `spin` after each fork, then park: shorthand for
+    /// [`WaitPolicy::SpinThenPark`].
+    pub fn spin_budget(mut self, spin: core::time::Duration) -> Self {
+        self.wait_policy = WaitPolicy::SpinThenPark(spin);
+        self
+    }
+
+    /// Pins the workers as `pin` says, on `topology` (feature `numa`). Each
+    /// worker binds itself before it joins the team. The caller's thread,
+    /// thread 0, is left alone unless [`Builder::pin_caller`] asks.
+    ///
+    /// ```
+    /// use tine::numa::{Pin, Topology};
+    ///
+    /// let topology = Topology::discover()?;
+    /// let pool = tine::ThreadPool::builder()
+    ///     .threads(topology.cores().min(4))
+    ///     .pin(&topology, Pin::Cores)
+    ///     .build()?;
+    /// pool.for_threads(|_, _| {});
+    /// # Ok::<(), tine::Error>(())
+    /// ```
+    #[cfg(feature = "numa")]
+    pub fn pin(mut self, topology: &crate::numa::Topology, pin: crate::numa::Pin) -> Self {
+        self.pin = Some((topology.clone(), pin));
+        self
+    }
+
+    /// Whether pinning is strict. Strict (`true`, the default) refuses to
+    /// put two threads on one CPU: more threads than CPUs fails with
+    /// [`Error::NotEnoughCpus`]. `false` lets threads wrap round-robin.
+    #[cfg(feature = "numa")]
+    pub fn strict_pinning(mut self, strict: bool) -> Self {
+        self.strict_pinning = strict;
+        self
+    }
+
+    /// Whether to pin the thread that builds the pool (thread 0) too.
+    /// Default `false`. If set, dropping the pool gives that thread back
+    /// the affinity it had, whichever thread drops it.
+    #[cfg(feature = "numa")]
+    pub fn pin_caller(mut self, pin_caller: bool) -> Self {
+        self.pin_caller = pin_caller;
+        self
+    }
+
+    /// Spawns the pool.
+    ///
+    /// # Errors
+    /// [`Error::ZeroThreads`], [`Error::InvalidName`], or [`Error::Spawn`] if
+    /// the OS refuses a thread; workers already started are then stopped and
+    /// joined before this returns. With pinning (feature `numa`), also the
+    /// errors of `numa::Topology::plan`, and `Error::Hwloc` if a thread
+    /// cannot be bound.
+    pub fn build(self) -> Result<ThreadPool, Error> {
+        if self.name.contains('\0') {
+            return Err(Error::InvalidName);
+        }
+        let workers = self.threads.checked_sub(1).ok_or(Error::ZeroThreads)?;
+        // `Slots::Spawned`: every worker slot is taken here, so `run_worker`
+        // cannot be called on a pool's team.
+        let waiter = Waiter::new(self.wait_policy, self.threads);
+        let team = Arc::new(Team::build(self.threads, Slots::Spawned, waiter)?);
+        #[cfg(feature = "numa")]
+        let placement = match &self.pin {
+            Some((topology, pin)) => Some(crate::numa::Placement::new(
+                topology,
+                *pin,
+                self.threads,
+                self.strict_pinning,
+                self.pin_caller,
+            )?),
+            None => None,
+        };
+        let mut pool = ThreadPool {
+            team,
+            workers: Vec::with_capacity(workers),
+            #[cfg(feature = "numa")]
+            caller_pin: None,
+        };
+        for index in 1..=workers {
+            #[cfg(feature = "numa")]
+            let setup = placement
+                .as_ref()
+                .and_then(|placement| placement.worker_setup(index));
+            #[cfg(not(feature = "numa"))]
+            let setup = None;
+            // Dropping the pool on an error stops and joins the workers
+            // started so far.
+            pool.workers
+                .push(self.spawn_worker(&pool.team, index, setup)?);
+        }
+        #[cfg(feature = "numa")]
+        if let Some(placement) = &placement {
+            pool.caller_pin = placement.pin_caller()?;
+        }
+        Ok(pool)
+    }
+
+    fn spawn_worker(
+        &self,
+        team: &Arc<Team>,
+        index: usize,
+        setup: Option<WorkerSetup>,
+    ) -> Result<JoinHandle<()>, Error> {
+        #[cfg(test)]
+        if self.fail_spawn_at == Some(index) {
+            let source = std::io::Error::new(std::io::ErrorKind::WouldBlock, "refused by the test");
+            return Err(Error::Spawn { index, source });
+        }
+        // SAFETY: this is the only thread ever given `index` for this team
+        // (`build` runs each index once and `run_worker` has no free slot).
+        unsafe { spawn_worker_thread(&self.name, self.stack_size, team, index, setup) }
+    }
+}
+
+#[cfg(all(test, feature = "std", not(loom)))]
+mod tests {
+    use super::*;
+    use crate::sync::{AtomicUsize, Ordering};
+    use crate::ThreadPool;
+
+    #[test]
+    fn a_spawn_failure_midway_stops_and_joins_the_started_workers() {
+        let builder = Builder {
+            fail_spawn_at: Some(3),
+            ..Builder::default().threads(5).name("halfspawn")
+        };
+        match builder.build() {
+            Err(Error::Spawn { index: 3, source }) => {
+                assert_eq!(source.kind(), std::io::ErrorKind::WouldBlock)
+            }
+            other => panic!("expected a spawn error at worker 3, got {other:?}"),
+        }
+        // Workers 1 and 2 had started; they must be joined, not left running.
+        #[cfg(target_os = "linux")]
+        for task in std::fs::read_dir("/proc/self/task").unwrap() {
+            let comm = std::fs::read_to_string(task.unwrap().path().join("comm"));
+            let comm = comm.unwrap_or_default();
+            assert!(
+                !comm.starts_with("halfspawn"),
+                "worker {comm} outlived the failed spawn"
+            );
+        }
+        // The pool built right after works: nothing was left half-started.
+        let pool = ThreadPool::try_spawn(5).unwrap();
+        let hits = AtomicUsize::new(0);
+        pool.for_threads(|_, _| {
+            hits.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(hits.load(Ordering::Relaxed), 5);
+    }
+}

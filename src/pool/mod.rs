@@ -1,0 +1,136 @@
+//! The std thread pool: [`ThreadPool`] spawns a [`Team`]'s workers and
+//! joins them when dropped.
+//!
+//! - `mod.rs`: [`ThreadPool`] and [`spawn`].
+//! - `builder.rs`: [`Builder`].
+//! - `spawn.rs`: starting one worker thread, and naming it.
+
+mod builder;
+mod spawn;
+
+pub use builder::Builder;
+#[cfg_attr(not(feature = "numa"), allow(unused_imports))] // numa spawns its own
+pub(crate) use spawn::{spawn_worker_thread, WorkerSetup};
+
+use crate::error::Error;
+use crate::schedule::{forward_fork_join, ForkJoin};
+use crate::team::{Share, Team};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::vec::Vec;
+
+/// A pool of worker threads that run fork-join calls with the caller.
+///
+/// `ThreadPool::try_spawn(n)` starts `n - 1` workers; the thread that calls a
+/// `for_*` method is thread 0 and runs its share too. Every call blocks until
+/// all shares have finished, so closures may borrow from the caller's stack.
+/// The method names follow fork_union's Rust crate.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+///
+/// let pool = tine::ThreadPool::try_spawn(4)?;
+/// let inputs: Vec<u64> = (0..1000).collect(); // borrowed by the tasks
+/// let sum = AtomicU64::new(0);
+/// pool.for_n(inputs.len(), |prong| {
+///     sum.fetch_add(inputs[prong.task_index].pow(2), Ordering::Relaxed);
+/// });
+/// assert_eq!(sum.into_inner(), (0..1000u64).map(|x| x * x).sum());
+/// # Ok::<(), tine::Error>(())
+/// ```
+///
+/// Dispatch takes `&self`, so a pool can live in an `Arc` or a `static`;
+/// see [`Team`] for how concurrent and nested calls behave. The `for_*`
+/// methods come from [`ForkJoin`], written once for every pool type. A panic in any
+/// share is caught, the fork still joins, and the first payload resumes on
+/// the caller; the pool stays usable. Dropping the pool stops and joins every
+/// worker.
+pub struct ThreadPool {
+    team: Arc<Team>,
+    workers: Vec<JoinHandle<()>>,
+    /// Puts the caller's affinity back after the workers are joined (fields
+    /// drop after `Drop::drop`).
+    #[cfg(feature = "numa")]
+    caller_pin: Option<crate::numa::CallerPin>,
+}
+
+impl core::fmt::Debug for ThreadPool {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ThreadPool")
+            .field("threads", &self.team.threads())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ThreadPool {
+    /// Spawns a pool of `threads` threads, counting the caller: `threads - 1`
+    /// workers named `tine:{index}`.
+    ///
+    /// # Errors
+    /// [`Error::ZeroThreads`] or [`Error::Spawn`].
+    pub fn try_spawn(threads: usize) -> Result<Self, Error> {
+        Builder::default().threads(threads).build()
+    }
+
+    /// Like [`ThreadPool::try_spawn`], with workers named `{name}:{index}`.
+    ///
+    /// # Errors
+    /// [`Error::ZeroThreads`], [`Error::InvalidName`] or [`Error::Spawn`].
+    pub fn try_named_spawn(name: &str, threads: usize) -> Result<Self, Error> {
+        Builder::default().threads(threads).name(name).build()
+    }
+
+    /// A [`Builder`] for setting names, stack size and more.
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// The number of threads in the pool, the caller included.
+    pub fn threads(&self) -> usize {
+        self.team.threads()
+    }
+
+    /// Parks idle workers at once until the next fork; see [`Team::sleep`].
+    pub fn sleep(&self, microseconds: u64) {
+        self.team.sleep(microseconds);
+    }
+}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        // `&mut self`: no fork is in flight, so this stops at once.
+        self.team.stop();
+        for worker in self.workers.drain(..) {
+            // A worker catches every panic of its tasks, so it cannot have
+            // panicked; if it somehow did, there is nothing left to clean up.
+            let _ = worker.join();
+        }
+    }
+}
+
+// SAFETY: the pool's team forks every share once per thread and joins them
+// all before returning (`Team`'s own `ForkJoin` contract).
+unsafe impl ForkJoin for ThreadPool {
+    #[inline]
+    fn threads(&self) -> usize {
+        self.team.threads()
+    }
+
+    #[inline]
+    fn fork_join(&self, share: &Share<'_>) {
+        self.team.fork(share);
+    }
+}
+
+forward_fork_join!(ThreadPool);
+
+/// Spawns a [`ThreadPool`] of `threads` threads, panicking if that fails.
+///
+/// Use [`ThreadPool::try_spawn`] to handle the error instead.
+///
+/// # Panics
+/// If `threads` is 0 or the OS refuses to start a thread.
+pub fn spawn(threads: usize) -> ThreadPool {
+    ThreadPool::try_spawn(threads)
+        .unwrap_or_else(|error| panic!("tine::spawn({threads}) failed: {error}"))
+}

@@ -1,0 +1,148 @@
+//! The protocol's environment without `std`: nothing can catch a panic or
+//! park, and a thread cannot tell whether it runs inside a fork.
+//!
+//! `std_env.rs` has the same items for builds with `std`; `team/mod.rs`
+//! picks one of the two, once.
+
+use super::Team;
+use crate::sync::{AtomicU32, Generation, Ordering};
+use crate::wait::Waiter;
+
+/// Nothing: no parking, and panics are not caught.
+pub(super) struct Env;
+
+/// A caught panic: there are none without `std`.
+pub(super) enum Payload {}
+
+/// Fork frames: without thread-locals there is nothing to record.
+pub(super) struct Frame;
+
+/// The team's frame record: nothing.
+pub(super) struct FrameSlot;
+
+/// What [`Frame::enter`] replaced: nothing.
+pub(super) struct Outer;
+
+impl Frame {
+    pub(super) fn dispatcher(_team: &Team) -> Self {
+        Frame
+    }
+
+    pub(super) fn worker(_team: &Team) -> Self {
+        Frame
+    }
+
+    pub(super) fn enter(&self) -> Outer {
+        Outer
+    }
+}
+
+/// Restores the frame [`Frame::enter`] replaced: nothing.
+pub(super) fn leave(_outer: Outer) {}
+
+impl FrameSlot {
+    pub(super) fn new() -> Self {
+        FrameSlot
+    }
+
+    /// # Safety
+    /// None needed here; `std_env`'s version has a contract.
+    pub(super) unsafe fn record(&self, _frame: &Frame) {}
+}
+
+impl Env {
+    pub(super) fn new() -> Self {
+        Env
+    }
+
+    /// Nothing parks, so there is no one to wake.
+    #[inline]
+    pub(super) fn wake_workers(&self, _generation: &AtomicU32) -> bool {
+        false
+    }
+
+    /// A worker's wait for the generation to move past `seen`: spins.
+    #[inline]
+    pub(super) fn wait_for_fork(
+        &self,
+        waiter: &Waiter,
+        generation: &AtomicU32,
+        _sleep_generation: &AtomicU32,
+        seen: Generation,
+    ) -> Generation {
+        let mut now = seen;
+        waiter.spin_until(|| {
+            // Acquire: pairs with the Release store in `Team::publish`, so
+            // the job slot written before it is ours.
+            now = generation.load(Ordering::Acquire);
+            now != seen
+        });
+        now
+    }
+
+    /// The caller's wait for the countdown to reach 1: spins.
+    #[inline]
+    pub(super) fn wait_for_join(&self, waiter: &Waiter, countdown: &AtomicU32, _woke: bool) {
+        waiter.spin_until(|| {
+            // Acquire: pairs with each worker's Release decrement (Countdown).
+            countdown.load(Ordering::Acquire) == 1
+        });
+    }
+
+    /// Nothing parks, so the last worker has no one to wake.
+    #[inline]
+    pub(super) fn counted_down(&self, _countdown: &AtomicU32, _before: u32) {}
+
+    /// Runs the caller's share. If it unwinds, the fork's `Joiner` still
+    /// joins the workers on the way out.
+    #[inline]
+    pub(super) fn run_share(&self, share: impl FnOnce()) {
+        share();
+    }
+
+    /// Runs a worker's share. Nothing can catch a panic here, and a worker
+    /// that unwound out of its loop would leave every later fork waiting for
+    /// it forever; so a guard, reached only by unwinding, panics again,
+    /// which aborts the process instead.
+    #[inline]
+    pub(super) fn run_worker_share(&self, share: impl FnOnce()) {
+        struct AbortOnUnwind;
+        impl Drop for AbortOnUnwind {
+            fn drop(&mut self) {
+                panic!("a tine task panicked in a no_std build, where panics cannot be caught");
+            }
+        }
+        let abort = AbortOnUnwind;
+        share();
+        core::mem::forget(abort);
+    }
+
+    /// There are no payloads.
+    pub(super) fn take_panic(&self) -> Option<Payload> {
+        None
+    }
+}
+
+/// There are no payloads to choose between.
+pub(super) fn keep_first(_first: &mut Option<Payload>, _found: Option<Payload>) {}
+
+/// There are no payloads to resume.
+pub(super) fn resume(payload: Payload) -> ! {
+    match payload {}
+}
+
+/// A thread cannot tell whether it runs inside a fork, so it never waits
+/// for a busy team: its call runs inline.
+pub(super) fn may_wait_for_busy_team() -> bool {
+    false
+}
+
+/// A thread cannot tell; `stop` then waits (see [`Team::stop`]).
+pub(super) fn inside_fork_of(_team: &Team) -> bool {
+    false
+}
+
+/// Without `std` idle threads spin.
+pub(super) fn default_waiter(_threads: usize) -> Waiter {
+    Waiter::spin_only()
+}

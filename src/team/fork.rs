@@ -1,0 +1,153 @@
+//! One fork: take the team, publish the share, run share 0, join, hand back.
+//!
+//! One body for every build: what differs with `std` (catching a panic,
+//! parking in the join, recording fork frames) is the `env` module's.
+
+use super::job::{Job, Share};
+use super::{env, Team};
+use crate::sync::Ordering;
+use core::ops::Deref;
+
+impl Team {
+    /// Runs `share(thread_index, colocation_index)` once on each thread of
+    /// the team and returns when all of them have; if the team is busy (a
+    /// call from inside a task) or stopped, runs every share inline on the
+    /// calling thread instead, in thread order.
+    #[inline]
+    pub(crate) fn fork(&self, share: &Share<'_>) {
+        if self.threads == 1 || !self.fork_spread::<&Team>(&[], || {}, share) {
+            for thread_index in 0..self.threads {
+                share(thread_index, self.colocation);
+            }
+        }
+    }
+
+    /// One fork over this team and every team in `others` at once: this
+    /// team's fork with the caller as its thread 0, and a fork of each other
+    /// team whose thread 0 is a stand-in that runs nothing (the caller
+    /// publishes and joins it). The other teams' workers pass their own
+    /// thread indices to `share` (see [`Team::worker_loop`]), so one closure
+    /// serves all teams. Every team is published before the caller runs its
+    /// share, so all of them run concurrently.
+    ///
+    /// Returns false, having run nothing, when this team is busy or stopped
+    /// and the call must run inline instead. The teams in `others` must be
+    /// taken only through this team (a holder of this team is their only
+    /// user), so they are always free once this team is held.
+    ///
+    /// `prepare` runs once the teams are held and before anything is
+    /// published: the place to reset counters the shares will use, which
+    /// the generations' Release stores then publish. It must not panic: the
+    /// teams would stay held.
+    #[inline]
+    pub(crate) fn fork_spread<R: Deref<Target = Team>>(
+        &self,
+        others: &[R],
+        prepare: impl FnOnce(),
+        share: &Share<'_>,
+    ) -> bool {
+        // `build` checked that `threads` fits in a u32.
+        if !self.take(self.threads as u32) {
+            return false;
+        }
+        if self.is_stopped() {
+            self.hand_back(); // publishes the exit if no one has yet
+            return false;
+        }
+        for other in others {
+            // Free by the contract above; the loop only guards the contract.
+            while !other.try_take(other.threads as u32) {
+                core::hint::spin_loop();
+            }
+        }
+        prepare();
+        let frame = env::Frame::dispatcher(self);
+        // SAFETY: `joiner` below joins every team before this function
+        // returns or unwinds, so no worker runs the job after `share` ends.
+        let job = unsafe { Job::new(share) };
+        let mut woke_workers = false;
+        // The remote teams first: their workers have the longest way to go.
+        for team in others.iter().map(|other| &**other).chain([self]) {
+            // SAFETY: we hold `team` and have not yet published this fork.
+            unsafe { team.join_line.dispatcher_frame.record(&frame) };
+            woke_workers |= team.publish(job);
+        }
+        let joiner = Joiner {
+            lead: self,
+            others,
+            woke_workers,
+        };
+        let outer = frame.enter();
+        self.env.run_share(|| share(0, self.colocation));
+        env::leave(outer);
+        joiner.finish();
+        true
+    }
+
+    /// Writes the job slot, bumps the generation and wakes parked workers.
+    /// Only the holder calls this, with every worker waiting. Returns whether
+    /// some worker was parked.
+    pub(super) fn publish(&self, job: Job) -> bool {
+        // SAFETY: we hold the team and every worker has finished the previous
+        // fork (the countdown we took was 0, or reached 1 in our join), so
+        // no one reads the slot until the bump below.
+        self.dispatch.job.with_mut(|slot| unsafe { *slot = job });
+        let generation = &self.dispatch.generation;
+        let next = generation.load(Ordering::Relaxed).wrapping_add(1);
+        // Release: publishes the job slot and whatever `prepare` reset;
+        // pairs with the Acquire load in the workers' `wait_for_fork`.
+        generation.store(next, Ordering::Release);
+        self.env.wake_workers(generation)
+    }
+
+    /// Waits until every worker has finished its share.
+    fn join(&self, woke_workers: bool) {
+        let countdown = &self.join_line.threads_to_sync;
+        self.env
+            .wait_for_join(&self.waiter, countdown, woke_workers);
+    }
+}
+
+/// Joins and hands back every team of a fork: on the normal path through
+/// [`Joiner::finish`], which then resumes the first panic; and on drop if
+/// share 0 unwinds (only possible where panics are not caught, without
+/// `std`), so workers never outlive the closure they borrow.
+struct Joiner<'a, R: Deref<Target = Team>> {
+    lead: &'a Team,
+    others: &'a [R],
+    woke_workers: bool,
+}
+
+impl<R: Deref<Target = Team>> Joiner<'_, R> {
+    /// Joins every team, takes the first panic payload, hands the teams
+    /// back (the others first: only the lead is the lock).
+    fn join_all(&self) -> Option<env::Payload> {
+        let mut payload = None;
+        let teams = [self.lead]
+            .into_iter()
+            .chain(self.others.iter().map(|other| &**other));
+        for team in teams {
+            team.join(self.woke_workers);
+            env::keep_first(&mut payload, team.env.take_panic());
+        }
+        for other in self.others {
+            other.hand_back();
+        }
+        self.lead.hand_back();
+        payload
+    }
+
+    fn finish(self) {
+        let payload = self.join_all();
+        core::mem::forget(self);
+        if let Some(payload) = payload {
+            env::resume(payload);
+        }
+    }
+}
+
+impl<R: Deref<Target = Team>> Drop for Joiner<'_, R> {
+    fn drop(&mut self) {
+        let _ = self.join_all();
+    }
+}

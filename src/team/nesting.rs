@@ -1,0 +1,139 @@
+//! Fork frames: which forks (transitively) wait for this thread (std only).
+//!
+//! # Invariants
+//!
+//! - A dispatcher's [`Frame`] lives on its stack for the whole fork, and its
+//!   parent is whatever fork the dispatcher itself runs in.
+//! - A worker's frame has no parent of its own: it runs inside the fork of
+//!   its team's current dispatcher, whose frame the team records in its
+//!   [`FrameSlot`]. The holder records it ([`FrameSlot::record`]) after
+//!   taking the team and *before* publishing the fork, so the generation's
+//!   Release/Acquire pair orders the write before any worker's read in
+//!   [`Frame::enclosing`]; and the frame outlives the fork, which joins
+//!   every worker before the dispatcher returns.
+//!
+//! So the chain from `CURRENT_FRAME` tells a thread which forks wait for
+//! it: a call from inside any fork must not wait for a busy team
+//! ([`in_fork`]), and `stop` from inside a fork of its own team must not wait
+//! for that fork ([`frames_contain`]).
+
+use super::Team;
+use crate::sync::UnsafeCell;
+
+/// One level of fork nesting: "this thread runs a share of `team`'s fork,
+/// which runs inside `parent`".
+pub(crate) struct Frame {
+    team: *const Team,
+    /// The enclosing fork; for a worker's frame, null (see the module docs).
+    parent: *const Frame,
+    worker: bool,
+}
+
+/// What [`Frame::enter`] replaced, for [`leave`].
+pub(crate) type Outer = *const Frame;
+
+impl Frame {
+    /// The dispatcher's frame for a fork of `team`.
+    pub(crate) fn dispatcher(team: &Team) -> Self {
+        Frame {
+            team,
+            parent: CURRENT_FRAME.with(|current| current.get()),
+            worker: false,
+        }
+    }
+
+    /// A worker's frame: entered once for the worker's life, it stands for
+    /// whichever fork of `team` the worker is running a share of.
+    pub(crate) fn worker(team: &Team) -> Self {
+        Frame {
+            team,
+            parent: core::ptr::null(),
+            worker: true,
+        }
+    }
+
+    /// Makes this frame the thread's innermost fork; returns the previous one.
+    pub(crate) fn enter(&self) -> Outer {
+        CURRENT_FRAME.with(|current| current.replace(self))
+    }
+
+    /// The fork this frame's fork runs inside.
+    fn enclosing(&self) -> *const Frame {
+        if !self.worker {
+            return self.parent;
+        }
+        // This worker frame is live, so its team's fork is running and its
+        // holder recorded its frame before publishing it (module docs).
+        // SAFETY: the holder's frame lives until the fork joins, which waits
+        // for us; the team outlives its workers.
+        unsafe {
+            let team = &*self.team;
+            team.join_line.dispatcher_frame.read()
+        }
+    }
+}
+
+/// Restores the frame [`Frame::enter`] replaced.
+pub(crate) fn leave(outer: Outer) {
+    CURRENT_FRAME.with(|current| current.set(outer));
+}
+
+/// A team's record of its current dispatcher's frame.
+pub(crate) struct FrameSlot(UnsafeCell<*const Frame>);
+
+impl FrameSlot {
+    pub(crate) fn new() -> Self {
+        FrameSlot(UnsafeCell::new(core::ptr::null()))
+    }
+
+    /// Records `frame` as the dispatcher of the team's next fork.
+    ///
+    /// # Safety
+    /// Call only while holding the team and before publishing the fork
+    /// (see the module docs): no worker is inside a share then.
+    pub(crate) unsafe fn record(&self, frame: &Frame) {
+        // SAFETY: guaranteed by the caller: no one reads the slot now.
+        self.0.with_mut(|slot| unsafe { *slot = frame });
+    }
+
+    /// # Safety
+    /// Call only from inside a share of the team's current fork.
+    unsafe fn read(&self) -> *const Frame {
+        // SAFETY: the holder wrote it before publishing the fork we run in.
+        self.0.with(|slot| unsafe { *slot })
+    }
+}
+
+#[cfg(not(loom))]
+std::thread_local! {
+    /// The innermost fork this thread is running a share of; null outside
+    /// every fork.
+    static CURRENT_FRAME: core::cell::Cell<*const Frame> =
+        const { core::cell::Cell::new(core::ptr::null()) };
+}
+
+#[cfg(loom)]
+loom::thread_local! {
+    static CURRENT_FRAME: core::cell::Cell<*const Frame> =
+        core::cell::Cell::new(core::ptr::null());
+}
+
+/// Whether this thread is running a share of any fork.
+pub(crate) fn in_fork() -> bool {
+    CURRENT_FRAME.with(|current| !current.get().is_null())
+}
+
+/// Whether this thread runs (transitively) inside a fork of `team`.
+pub(crate) fn frames_contain(team: &Team) -> bool {
+    let mut frame = CURRENT_FRAME.with(|current| current.get());
+    while !frame.is_null() {
+        // SAFETY: every frame in the chain belongs to a fork that is still
+        // running (it waits for this thread), so its stack slot is live.
+        let this = unsafe { &*frame };
+        if core::ptr::eq(this.team, team) {
+            return true;
+        }
+        frame = this.enclosing();
+    }
+    false
+}
