@@ -5,7 +5,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Barrier, OnceLock};
-use tine::{Error, Prong, Team, ThreadPool};
+use tine::{Error, ForkJoin, Prong, Team, ThreadPool};
 
 /// Which backend a coverage check runs.
 #[derive(Clone, Copy, Debug)]
@@ -517,4 +517,84 @@ fn the_best_micro_yield_and_every_available_one_run() {
         assert_eq!(has_tpause, tine::arch::x86::has_waitpkg());
         assert!(tine::arch::x86::tsc_ticks_per_microsecond().unwrap_or(1) > 0);
     }
+}
+
+/// A user's own `ForkJoin`: forks by running every share on the caller,
+/// as the simplest valid implementation does.
+struct Serial(usize);
+
+// SAFETY: every index in `0..threads` runs once, on the caller, before
+// `fork_join` returns.
+unsafe impl ForkJoin for Serial {
+    fn threads(&self) -> usize {
+        self.0
+    }
+
+    fn fork_join(&self, share: &tine::Share<'_>) {
+        for thread_index in 0..self.0 {
+            share(thread_index, 0);
+        }
+    }
+}
+
+/// Generic code over the trait: every schedule, checked for exact coverage.
+fn check_every_schedule(pool: &impl ForkJoin, n: usize) {
+    let hits: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();
+    let threads = pool.threads();
+    let visit = |prong: Prong| {
+        assert!(prong.thread_index < threads, "{prong:?}");
+        hits[prong.task_index].fetch_add(1, Relaxed);
+    };
+    pool.for_n(n, visit);
+    pool.for_n_dynamic(n, visit);
+    pool.for_slices(n, |first, count| {
+        for task_index in first.task_index..first.task_index + count {
+            visit(Prong {
+                task_index,
+                ..first
+            });
+        }
+    });
+    assert!(hits.iter().all(|hits| hits.load(Relaxed) == 3), "n={n}");
+    let ran = AtomicUsize::new(0);
+    pool.for_threads(|_, _| {
+        ran.fetch_add(1, Relaxed);
+    });
+    assert_eq!(ran.into_inner(), threads);
+}
+
+#[test]
+fn every_pool_type_runs_the_schedules_written_once_in_the_trait() {
+    for n in [0, 1, 2, 3, 7, 64, 1000] {
+        check_every_schedule(&ThreadPool::try_spawn(3).unwrap(), n);
+        check_every_schedule(&Serial(4), n);
+        let team = Team::new(3).unwrap();
+        std::thread::scope(|scope| {
+            for _ in 1..team.threads() {
+                scope.spawn(|| team.run_worker().unwrap());
+            }
+            check_every_schedule(&team, n);
+            team.stop();
+        });
+    }
+}
+
+#[test]
+fn code_written_for_fork_union_needs_no_trait_import() {
+    // As a fork_union user would write it: inherent methods, no `use`.
+    mod ported {
+        use tine as fu;
+        pub fn run() -> usize {
+            let pool = fu::spawn(2);
+            let count = std::sync::atomic::AtomicUsize::new(0);
+            pool.for_n(10, |_| {
+                count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            });
+            pool.for_n_dynamic(10, |_| {
+                count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            });
+            count.into_inner()
+        }
+    }
+    assert_eq!(ported::run(), 20);
 }

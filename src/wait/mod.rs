@@ -102,7 +102,7 @@ pub enum WaitPolicy {
     SpinThenPark(Duration),
     /// Never park on their own. Waits spin with micro-yields, then yield the
     /// core to the OS in a loop: the lowest wake-up latency, but idle workers
-    /// keep their cores busy. [`crate::ThreadPool::sleep`] still parks them.
+    /// keep their cores busy. [`crate::Team::sleep`] still parks them.
     AlwaysSpin,
     /// Park as soon as a wait begins: the lowest power, but every fork pays
     /// the OS wake-up.
