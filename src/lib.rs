@@ -82,6 +82,8 @@ mod error;
 #[cfg(feature = "numa")]
 pub mod numa;
 #[cfg(feature = "std")]
+pub mod par;
+#[cfg(feature = "std")]
 mod pool;
 mod schedule;
 mod sync;
@@ -95,7 +97,11 @@ struct ReadmeDoctests;
 
 pub use error::Error;
 #[cfg(feature = "std")]
+pub use par::{current_num_threads, global, prelude};
+#[cfg(feature = "std")]
 pub use pool::{spawn, Builder, ThreadPool};
+#[cfg(feature = "std")]
+pub use schedule::Partials;
 pub use schedule::{ForkJoin, Prong};
 pub use team::{Share, Team};
 #[cfg(feature = "std")]

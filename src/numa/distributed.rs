@@ -81,6 +81,8 @@ pub struct DistributedPool {
     pub(super) offsets: Vec<usize>,
     /// The colocation of each global thread.
     pub(super) colocation_of: Vec<usize>,
+    /// Slots for the partial results of parallel-iterator calls.
+    pub(super) partials: crate::Partials,
     /// Each colocation's dynamic counter, on its own cache line.
     pub(super) counters: Vec<CachePadded<AtomicUsize>>,
     /// Where each global thread runs.
@@ -194,6 +196,10 @@ unsafe impl ForkJoin for DistributedPool {
     #[inline]
     fn threads(&self) -> usize {
         self.colocation_of.len()
+    }
+
+    fn partials(&self) -> Option<&crate::Partials> {
+        Some(&self.partials)
     }
 
     #[inline]

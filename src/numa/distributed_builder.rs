@@ -177,6 +177,7 @@ impl DistributedBuilder {
             workers: Vec::with_capacity(total),
             offsets,
             colocation_of,
+            partials: crate::Partials::new(total),
             counters: (0..per_colocation.len())
                 .map(|_| CachePadded::new(AtomicUsize::new(0)))
                 .collect(),

@@ -3,6 +3,7 @@
 use super::spawn::{spawn_worker_thread, WorkerSetup};
 use super::ThreadPool;
 use crate::error::Error;
+use crate::schedule::Partials;
 use crate::team::{Slots, Team};
 use crate::wait::{WaitPolicy, Waiter};
 use std::string::String;
@@ -161,6 +162,7 @@ impl Builder {
         let mut pool = ThreadPool {
             team,
             workers: Vec::with_capacity(workers),
+            partials: Partials::new(self.threads),
             #[cfg(feature = "numa")]
             caller_pin: None,
         };

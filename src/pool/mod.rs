@@ -13,7 +13,7 @@ pub use builder::Builder;
 pub(crate) use spawn::{spawn_worker_thread, WorkerSetup};
 
 use crate::error::Error;
-use crate::schedule::{forward_fork_join, ForkJoin};
+use crate::schedule::{forward_fork_join, ForkJoin, Partials};
 use crate::team::{Share, Team};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -48,11 +48,19 @@ use std::vec::Vec;
 pub struct ThreadPool {
     team: Arc<Team>,
     workers: Vec<JoinHandle<()>>,
+    /// Slots for the partial results of parallel-iterator calls.
+    partials: Partials,
     /// Puts the caller's affinity back after the workers are joined (fields
     /// drop after `Drop::drop`).
     #[cfg(feature = "numa")]
     caller_pin: Option<crate::numa::CallerPin>,
 }
+
+// As for `Team`: a panic in a task leaves the pool consistent (the fork
+// joins, the lock and the partial slots are handed back), so observing a
+// pool after a caught panic is fine.
+impl core::panic::UnwindSafe for ThreadPool {}
+impl core::panic::RefUnwindSafe for ThreadPool {}
 
 impl core::fmt::Debug for ThreadPool {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -119,6 +127,10 @@ unsafe impl ForkJoin for ThreadPool {
     #[inline]
     fn fork_join(&self, share: &Share<'_>) {
         self.team.fork(share);
+    }
+
+    fn partials(&self) -> Option<&Partials> {
+        Some(&self.partials)
     }
 }
 

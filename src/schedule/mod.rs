@@ -12,11 +12,16 @@
 //! trait, as fork_union code does not, still calls `pool.for_n(..)`.
 
 pub(crate) mod dynamic;
+#[cfg(feature = "std")]
+pub(crate) mod partials;
 pub(crate) mod split;
 
 use crate::sync::AtomicUsize;
 use crate::team::{Share, Team};
 use crossbeam_utils::CachePadded;
+use dynamic::{GrainClaims, GuidedClaims, GuidedCursor};
+#[cfg(feature = "std")]
+pub use partials::Partials;
 pub(crate) use split::{each_task, split};
 
 /// Where a task runs: its index, the thread running it, and the thread's
@@ -75,6 +80,14 @@ pub unsafe trait ForkJoin {
     /// share inline, in thread order.
     fn fork_join(&self, share: &Share<'_>);
 
+    /// Per-thread slots for the partial results of reductions, owned by the
+    /// pool so that a parallel-iterator call allocates nothing; `None` if
+    /// the pool has none (then such a call allocates its slots).
+    #[cfg(feature = "std")]
+    fn partials(&self) -> Option<&Partials> {
+        None
+    }
+
     /// Runs `f(thread_index, colocation_index)` once on every thread, the
     /// caller as thread 0, and returns when all have finished.
     ///
@@ -91,6 +104,7 @@ pub unsafe trait ForkJoin {
     #[inline]
     fn for_threads<F>(&self, f: F)
     where
+        Self: Sized,
         F: Fn(usize, usize) + Sync,
     {
         self.fork_join(&f);
@@ -116,6 +130,7 @@ pub unsafe trait ForkJoin {
     #[inline]
     fn for_n<F>(&self, n: usize, f: F)
     where
+        Self: Sized,
         F: Fn(Prong) + Sync,
     {
         self.for_slices(n, each_task(&f));
@@ -144,6 +159,7 @@ pub unsafe trait ForkJoin {
     #[inline]
     fn for_slices<F>(&self, n: usize, f: F)
     where
+        Self: Sized,
         F: Fn(Prong, usize) + Sync,
     {
         if n <= 1 {
@@ -186,6 +202,7 @@ pub unsafe trait ForkJoin {
     #[inline]
     fn for_n_dynamic<F>(&self, n: usize, f: F)
     where
+        Self: Sized,
         F: Fn(Prong) + Sync,
     {
         if n <= 1 {
@@ -201,6 +218,78 @@ pub unsafe trait ForkJoin {
             dynamic::run_share(n, threads, thread_index, &*progress, |task_index| {
                 f(prong(task_index, thread_index, colocation_index))
             });
+        });
+    }
+
+    /// Like [`ForkJoin::for_n_dynamic`], but each claim takes `grain`
+    /// consecutive tasks with one `fetch_add`: fewer transfers of the
+    /// counter's cache line when tasks are short (OpenMP's
+    /// `schedule(dynamic, grain)`). A `grain` of 0 counts as 1. If `n` is so
+    /// close to `usize::MAX` that the counter could wrap, the static split
+    /// runs instead.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    ///
+    /// let pool = tine::spawn(3);
+    /// let hits: Vec<AtomicUsize> = (0..1000).map(|_| AtomicUsize::new(0)).collect();
+    /// pool.for_n_dynamic_grain(hits.len(), 64, |prong| {
+    ///     hits[prong.task_index].fetch_add(1, Ordering::Relaxed);
+    /// });
+    /// assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+    /// ```
+    #[inline]
+    fn for_n_dynamic_grain<F>(&self, n: usize, grain: usize, f: F)
+    where
+        Self: Sized,
+        F: Fn(Prong) + Sync,
+    {
+        let Some(claims) = GrainClaims::new(n, grain, self.threads()).filter(|_| n > 1) else {
+            return self.for_n(n, f);
+        };
+        let progress = CachePadded::new(AtomicUsize::new(0));
+        self.fork_join(&|thread_index, colocation_index| {
+            while let Some((begin, end)) = claims.claim(&progress) {
+                for task_index in begin..end {
+                    f(prong(task_index, thread_index, colocation_index));
+                }
+            }
+        });
+    }
+
+    /// Runs every task in `0..n` with a guided schedule: each claim takes
+    /// `max(ceil(remaining / threads), min)` tasks, so chunks start large
+    /// and shrink as the work runs out (OpenMP's `schedule(guided, min)`).
+    /// One `fetch_add` per claim, no compare-exchange loop. A `min` of 0
+    /// counts as 1.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    ///
+    /// let pool = tine::spawn(2);
+    /// let total = AtomicU64::new(0);
+    /// pool.for_n_guided(10_000, 16, |prong| {
+    ///     total.fetch_add(prong.task_index as u64, Ordering::Relaxed);
+    /// });
+    /// assert_eq!(total.into_inner(), 9_999 * 10_000 / 2);
+    /// ```
+    #[inline]
+    fn for_n_guided<F>(&self, n: usize, min: usize, f: F)
+    where
+        Self: Sized,
+        F: Fn(Prong) + Sync,
+    {
+        let Some(claims) = GuidedClaims::new(n, min, self.threads()).filter(|_| n > 1) else {
+            return self.for_n(n, f);
+        };
+        let progress = CachePadded::new(AtomicUsize::new(0));
+        self.fork_join(&|thread_index, colocation_index| {
+            let mut cursor = GuidedCursor::default();
+            while let Some((begin, end)) = claims.claim(&progress, &mut cursor) {
+                for task_index in begin..end {
+                    f(prong(task_index, thread_index, colocation_index));
+                }
+            }
         });
     }
 }
@@ -260,6 +349,25 @@ macro_rules! forward_fork_join {
             #[inline]
             pub fn for_n_dynamic<F: Fn($crate::Prong) + Sync>(&self, n: usize, f: F) {
                 <Self as $crate::ForkJoin>::for_n_dynamic(self, n, f)
+            }
+
+            /// Runs `f` for every task in `0..n`, `grain` tasks per claim;
+            /// see [`ForkJoin::for_n_dynamic_grain`](crate::ForkJoin::for_n_dynamic_grain).
+            #[inline]
+            pub fn for_n_dynamic_grain<F: Fn($crate::Prong) + Sync>(
+                &self,
+                n: usize,
+                grain: usize,
+                f: F,
+            ) {
+                <Self as $crate::ForkJoin>::for_n_dynamic_grain(self, n, grain, f)
+            }
+
+            /// Runs `f` for every task in `0..n` with a guided schedule; see
+            /// [`ForkJoin::for_n_guided`](crate::ForkJoin::for_n_guided).
+            #[inline]
+            pub fn for_n_guided<F: Fn($crate::Prong) + Sync>(&self, n: usize, min: usize, f: F) {
+                <Self as $crate::ForkJoin>::for_n_guided(self, n, min, f)
             }
         }
     };

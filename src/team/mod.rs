@@ -109,6 +109,10 @@ mod nesting;
 mod panic;
 
 pub use job::Share;
+/// Whether this thread is running a share of some fork: a call it makes
+/// would run inline.
+#[cfg(feature = "std")]
+pub(crate) use nesting::in_fork as in_task;
 
 use crate::error::Error;
 use crate::sync::UnsafeCell;

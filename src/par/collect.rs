@@ -1,0 +1,140 @@
+//! `collect::<Vec<_>>()` and `collect_into_vec`: items in input order.
+//!
+//! An exact iterator (one item per position) writes each item straight to
+//! its place in the output, which is allocated once with the exact length.
+//! Threads use the static split, so each writes one contiguous run; if an
+//! item panics, the items written so far are dropped (the block's own by a
+//! guard, the finished blocks' through `Consumer::cleanup`) and the output
+//! is left empty. Other iterators (after `filter`, `filter_map`,
+//! `flat_map_iter`, `fold`) gather each thread's items in a `Vec` of its
+//! own, appended in thread order, which is input order under the static
+//! split they use.
+
+use super::drive::{drive, Consumer};
+use super::iter::{FromParallelIterator, IntoParallelIterator, Par, ParallelIterator};
+use super::producer::Producer;
+use std::vec::Vec;
+
+impl<T: Send> FromParallelIterator<T> for Vec<T> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(iter: I) -> Self {
+        let par = iter.into_par_iter().into_par();
+        let mut out = Vec::new();
+        if <<I::Iter as ParallelIterator>::Producer as Producer>::EXACT {
+            collect_exact(par, &mut out);
+        } else {
+            let (producer, config) = par.into_parts();
+            out = drive(&producer, &config, &Gather);
+        }
+        out
+    }
+}
+
+/// `collect_into_vec`: `target` cleared, then filled.
+pub(crate) fn collect_into_vec<P: Producer>(par: Par<P>, target: &mut Vec<P::Item>)
+where
+    P::Item: Send,
+{
+    collect_exact(par, target);
+}
+
+fn collect_exact<P: Producer>(par: Par<P>, target: &mut Vec<P::Item>)
+where
+    P::Item: Send,
+{
+    debug_assert!(P::EXACT);
+    let (producer, config) = par.into_parts();
+    let len = producer.len();
+    target.clear();
+    target.reserve_exact(len);
+    let writer = Writer {
+        base: target.as_mut_ptr(),
+    };
+    drive(&producer, &config, &writer);
+    // SAFETY: every position `0..len` was written exactly once (the driver
+    // folds each position once, and an exact producer yields one item per
+    // position), and the call returned, so none of it panicked.
+    unsafe { target.set_len(len) };
+}
+
+/// Writes each item at its position in the output buffer.
+struct Writer<T> {
+    base: *mut T,
+}
+
+// SAFETY: threads write disjoint positions (each position is folded once),
+// moving `T`s across threads, which `T: Send` allows.
+unsafe impl<T: Send> Sync for Writer<T> {}
+
+/// Drops the items a block has written if a later item of it panics.
+struct Written<T> {
+    first: *mut T,
+    count: usize,
+}
+
+impl<T> Drop for Written<T> {
+    fn drop(&mut self) {
+        // SAFETY: the block wrote `count` items from `first` and will not
+        // return: nothing else will read or drop them.
+        unsafe { core::ptr::slice_from_raw_parts_mut(self.first, self.count).drop_in_place() };
+    }
+}
+
+impl<T: Send> Consumer<T> for Writer<T> {
+    type Acc = ();
+    const STATIC_ONLY: bool = true;
+
+    fn start(&self) {}
+
+    #[inline]
+    fn fold<I: Iterator<Item = T>>(&self, (): (), first: usize, items: I) {
+        // SAFETY: `first` is a position below the output's capacity.
+        let start = unsafe { self.base.add(first) };
+        let mut written = Written {
+            first: start,
+            count: 0,
+        };
+        for item in items {
+            // SAFETY: an exact producer yields `end - first` items for a
+            // block, all within the capacity, each position once.
+            unsafe { start.add(written.count).write(item) };
+            written.count += 1;
+        }
+        core::mem::forget(written);
+    }
+
+    fn combine(&self, (): (), (): ()) {}
+
+    fn cleanup(&self, begin: usize, end: usize) {
+        // SAFETY: positions `begin..end` were written in full, and the call
+        // is unwinding: the output's length stays 0, so only this drops them.
+        unsafe {
+            core::ptr::slice_from_raw_parts_mut(self.base.add(begin), end - begin).drop_in_place()
+        };
+    }
+}
+
+/// Gathers each thread's items in a `Vec` of its own.
+struct Gather;
+
+impl<T: Send> Consumer<T> for Gather {
+    type Acc = Vec<T>;
+    const STATIC_ONLY: bool = true;
+
+    fn start(&self) -> Vec<T> {
+        Vec::new()
+    }
+
+    #[inline]
+    fn fold<I: Iterator<Item = T>>(&self, mut acc: Vec<T>, _first: usize, items: I) -> Vec<T> {
+        acc.extend(items);
+        acc
+    }
+
+    fn combine(&self, mut left: Vec<T>, mut right: Vec<T>) -> Vec<T> {
+        if left.is_empty() {
+            return right;
+        }
+        left.append(&mut right);
+        left
+    }
+}

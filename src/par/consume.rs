@@ -1,0 +1,393 @@
+//! The consumers: each is a [`Consumer`] (a fold per thread and a combine)
+//! handed to the driver. Early-stopping consumers share one cache-padded
+//! atomic: a flag (`any`, `all`, `find_any`) or a bound that only goes
+//! down (`find_first`, `position_first`, `try_*`: blocks past the lowest
+//! hit so far are skipped, so the answer is the lowest position's).
+
+use super::drive::{drive, Consumer};
+use super::iter::{Par, Try};
+use super::producer::Producer;
+use crate::sync::{AtomicUsize, Ordering};
+use core::cmp::Ordering as Order;
+use core::iter::{Product, Sum};
+use core::marker::PhantomData;
+use crossbeam_utils::CachePadded;
+
+/// Runs `consumer` over `par`.
+pub(crate) fn run<P: Producer, C: Consumer<P::Item>>(par: Par<P>, consumer: &C) -> C::Acc {
+    let (producer, config) = par.into_parts();
+    drive(&producer, &config, consumer)
+}
+
+struct ForEach<F>(F);
+
+impl<T, F: Fn(T) + Sync> Consumer<T> for ForEach<F> {
+    type Acc = ();
+    fn start(&self) {}
+    #[inline]
+    fn fold<I: Iterator<Item = T>>(&self, (): (), _first: usize, items: I) {
+        items.for_each(&self.0);
+    }
+    fn combine(&self, (): (), (): ()) {}
+}
+
+pub(crate) fn for_each<P: Producer, F: Fn(P::Item) + Sync>(par: Par<P>, f: F) {
+    run(par, &ForEach(f))
+}
+
+struct Summing<S>(PhantomData<fn() -> S>);
+
+impl<T, S: Send + Sum<T> + Sum<S>> Consumer<T> for Summing<S> {
+    type Acc = S;
+    fn start(&self) -> S {
+        core::iter::empty::<S>().sum()
+    }
+    #[inline]
+    fn fold<I: Iterator<Item = T>>(&self, acc: S, _first: usize, items: I) -> S {
+        let block: S = items.sum();
+        [acc, block].into_iter().sum()
+    }
+    fn combine(&self, left: S, right: S) -> S {
+        [left, right].into_iter().sum()
+    }
+}
+
+pub(crate) fn sum<P: Producer, S: Send + Sum<P::Item> + Sum<S>>(par: Par<P>) -> S {
+    run(par, &Summing(PhantomData))
+}
+
+struct Multiplying<S>(PhantomData<fn() -> S>);
+
+impl<T, S: Send + Product<T> + Product<S>> Consumer<T> for Multiplying<S> {
+    type Acc = S;
+    fn start(&self) -> S {
+        core::iter::empty::<S>().product()
+    }
+    #[inline]
+    fn fold<I: Iterator<Item = T>>(&self, acc: S, _first: usize, items: I) -> S {
+        let block: S = items.product();
+        [acc, block].into_iter().product()
+    }
+    fn combine(&self, left: S, right: S) -> S {
+        [left, right].into_iter().product()
+    }
+}
+
+pub(crate) fn product<P: Producer, S: Send + Product<P::Item> + Product<S>>(par: Par<P>) -> S {
+    run(par, &Multiplying(PhantomData))
+}
+
+struct Reducing<I, F> {
+    identity: I,
+    op: F,
+}
+
+impl<T: Send, I: Fn() -> T + Sync, F: Fn(T, T) -> T + Sync> Consumer<T> for Reducing<I, F> {
+    type Acc = T;
+    fn start(&self) -> T {
+        (self.identity)()
+    }
+    #[inline]
+    fn fold<It: Iterator<Item = T>>(&self, acc: T, _first: usize, items: It) -> T {
+        items.fold(acc, &self.op)
+    }
+    fn combine(&self, left: T, right: T) -> T {
+        (self.op)(left, right)
+    }
+}
+
+pub(crate) fn reduce<P, I, F>(par: Par<P>, identity: I, op: F) -> P::Item
+where
+    P: Producer,
+    P::Item: Send,
+    I: Fn() -> P::Item + Sync,
+    F: Fn(P::Item, P::Item) -> P::Item + Sync,
+{
+    run(par, &Reducing { identity, op })
+}
+
+struct Counting;
+
+impl<T> Consumer<T> for Counting {
+    type Acc = usize;
+    fn start(&self) -> usize {
+        0
+    }
+    #[inline]
+    fn fold<I: Iterator<Item = T>>(&self, acc: usize, _first: usize, items: I) -> usize {
+        acc + items.count()
+    }
+    fn combine(&self, left: usize, right: usize) -> usize {
+        left + right
+    }
+}
+
+pub(crate) fn count<P: Producer>(par: Par<P>) -> usize {
+    run(par, &Counting)
+}
+
+/// `min`/`max` and their `_by`/`_by_key` forms: the best item with the
+/// first position of the block it came from, so that ties go to the first
+/// (`min`) or the last (`max`) in input order under any schedule.
+struct Best<F> {
+    cmp: F,
+    /// Keep the later of equals (`max`), else the earlier (`min`).
+    last: bool,
+}
+
+impl<F> Best<F> {
+    /// Whether `candidate` (at a later position than `kept`) replaces it.
+    fn replaces<T>(&self, kept: &T, candidate: &T) -> bool
+    where
+        F: Fn(&T, &T) -> Order,
+    {
+        match (self.cmp)(candidate, kept) {
+            Order::Less => !self.last,
+            Order::Greater => self.last,
+            Order::Equal => self.last,
+        }
+    }
+}
+
+impl<T: Send, F: Fn(&T, &T) -> Order + Sync> Consumer<T> for Best<F> {
+    type Acc = Option<(usize, T)>;
+    fn start(&self) -> Self::Acc {
+        None
+    }
+    #[inline]
+    fn fold<I: Iterator<Item = T>>(&self, acc: Self::Acc, first: usize, items: I) -> Self::Acc {
+        let best = items.fold(None, |kept: Option<T>, item| match kept {
+            Some(kept) if !self.replaces(&kept, &item) => Some(kept),
+            _ => Some(item),
+        });
+        self.combine(acc, best.map(|item| (first, item)))
+    }
+    fn combine(&self, left: Self::Acc, right: Self::Acc) -> Self::Acc {
+        match (left, right) {
+            (None, right) => right,
+            (left, None) => left,
+            (Some(a), Some(b)) => {
+                // Order by position, so "later" means later in the input.
+                let (early, late) = if a.0 <= b.0 { (a, b) } else { (b, a) };
+                if self.replaces(&early.1, &late.1) {
+                    Some(late)
+                } else {
+                    Some(early)
+                }
+            }
+        }
+    }
+}
+
+pub(crate) fn best<P, F>(par: Par<P>, cmp: F, last: bool) -> Option<P::Item>
+where
+    P: Producer,
+    P::Item: Send,
+    F: Fn(&P::Item, &P::Item) -> Order + Sync,
+{
+    run(par, &Best { cmp, last }).map(|(_, item)| item)
+}
+
+/// The shared early-stop state: the lowest position with a hit so far
+/// (`usize::MAX`: none). A flag is the same thing with "any hit" as the
+/// test.
+struct Bound(CachePadded<AtomicUsize>);
+
+impl Bound {
+    fn new() -> Self {
+        Bound(CachePadded::new(AtomicUsize::new(usize::MAX)))
+    }
+
+    /// Records a hit in the block starting at `first`.
+    fn hit(&self, first: usize) {
+        // Relaxed: only a hint for skipping; the results travel in the
+        // partials, through the join.
+        self.0.fetch_min(first, Ordering::Relaxed);
+    }
+
+    /// Whether the block starting at `first` can be skipped: with
+    /// `lowest`, only blocks past the lowest hit; else, once any hit.
+    fn skips(&self, first: usize, lowest: bool) -> bool {
+        // Relaxed: as in `hit`.
+        let bound = self.0.load(Ordering::Relaxed);
+        if lowest {
+            first > bound
+        } else {
+            bound != usize::MAX
+        }
+    }
+}
+
+/// `any`, `all`, `find_*`, `position_*`: `test` maps an item to its answer.
+struct Find<F> {
+    test: F,
+    lowest: bool,
+    bound: Bound,
+}
+
+impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for Find<F> {
+    type Acc = Option<(usize, R)>;
+    const STOPS: bool = true;
+    fn start(&self) -> Self::Acc {
+        None
+    }
+    #[inline]
+    fn fold<I: Iterator<Item = T>>(&self, acc: Self::Acc, first: usize, mut items: I) -> Self::Acc {
+        if acc.is_some() {
+            // A thread's blocks only go up: its own earlier hit wins.
+            return acc;
+        }
+        let found = items.find_map(&self.test)?;
+        self.bound.hit(first);
+        Some((first, found))
+    }
+    fn combine(&self, left: Self::Acc, right: Self::Acc) -> Self::Acc {
+        match (left, right) {
+            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+            (left, right) => left.or(right),
+        }
+    }
+    fn skip(&self, first: usize) -> bool {
+        self.bound.skips(first, self.lowest)
+    }
+}
+
+pub(crate) fn find<P, R, F>(par: Par<P>, test: F, lowest: bool) -> Option<R>
+where
+    P: Producer,
+    R: Send,
+    F: Fn(P::Item) -> Option<R> + Sync,
+{
+    let find = Find {
+        test,
+        lowest,
+        bound: Bound::new(),
+    };
+    run(par, &find).map(|(_, found)| found)
+}
+
+/// `try_for_each`: the failure of the lowest position.
+struct TryEach<F, R> {
+    f: F,
+    bound: Bound,
+    _r: PhantomData<fn() -> R>,
+}
+
+impl<T, R: Try<Output = ()>, F: Fn(T) -> R + Sync> Consumer<T> for TryEach<F, R>
+where
+    R::Residual: Send,
+{
+    type Acc = Option<(usize, R::Residual)>;
+    const STOPS: bool = true;
+    fn start(&self) -> Self::Acc {
+        None
+    }
+    #[inline]
+    fn fold<I: Iterator<Item = T>>(&self, acc: Self::Acc, first: usize, mut items: I) -> Self::Acc {
+        if acc.is_some() {
+            return acc;
+        }
+        let failure = items.find_map(|item| (self.f)(item).into_result().err())?;
+        self.bound.hit(first);
+        Some((first, failure))
+    }
+    fn combine(&self, left: Self::Acc, right: Self::Acc) -> Self::Acc {
+        match (left, right) {
+            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+            (left, right) => left.or(right),
+        }
+    }
+    fn skip(&self, first: usize) -> bool {
+        self.bound.skips(first, true)
+    }
+}
+
+pub(crate) fn try_for_each<P, F, R>(par: Par<P>, f: F) -> R
+where
+    P: Producer,
+    F: Fn(P::Item) -> R + Sync,
+    R: Try<Output = ()>,
+    R::Residual: Send,
+{
+    let each = TryEach {
+        f,
+        bound: Bound::new(),
+        _r: PhantomData,
+    };
+    match run(par, &each) {
+        Some((_, failure)) => R::from_residual(failure),
+        None => R::from_output(()),
+    }
+}
+
+/// `try_reduce`: values reduced while no failure is found; the failure of
+/// the lowest position otherwise.
+struct TryReduce<I, F> {
+    identity: I,
+    op: F,
+    bound: Bound,
+}
+
+impl<T, R, I, F> Consumer<R> for TryReduce<I, F>
+where
+    R: Try<Output = T>,
+    R::Residual: Send,
+    T: Send,
+    I: Fn() -> T + Sync,
+    F: Fn(T, T) -> R + Sync,
+{
+    type Acc = Result<T, (usize, R::Residual)>;
+    const STOPS: bool = true;
+    fn start(&self) -> Self::Acc {
+        Ok((self.identity)())
+    }
+    #[inline]
+    fn fold<It: Iterator<Item = R>>(&self, acc: Self::Acc, first: usize, items: It) -> Self::Acc {
+        let mut value = acc?;
+        for item in items {
+            let next = item
+                .into_result()
+                .and_then(|item| (self.op)(value, item).into_result());
+            match next {
+                Ok(next) => value = next,
+                Err(failure) => {
+                    self.bound.hit(first);
+                    return Err((first, failure));
+                }
+            }
+        }
+        Ok(value)
+    }
+    fn combine(&self, left: Self::Acc, right: Self::Acc) -> Self::Acc {
+        match (left, right) {
+            (Ok(a), Ok(b)) => (self.op)(a, b)
+                .into_result()
+                .map_err(|failure| (usize::MAX, failure)),
+            (Err(a), Err(b)) => Err(if b.0 < a.0 { b } else { a }),
+            (Err(a), Ok(_)) | (Ok(_), Err(a)) => Err(a),
+        }
+    }
+    fn skip(&self, first: usize) -> bool {
+        self.bound.skips(first, true)
+    }
+}
+
+pub(crate) fn try_reduce<P, T, I, F>(par: Par<P>, identity: I, op: F) -> P::Item
+where
+    P: Producer,
+    P::Item: Try<Output = T>,
+    <P::Item as Try>::Residual: Send,
+    T: Send,
+    I: Fn() -> T + Sync,
+    F: Fn(T, T) -> P::Item + Sync,
+{
+    let reduce = TryReduce {
+        identity,
+        op,
+        bound: Bound::new(),
+    };
+    match run(par, &reduce) {
+        Ok(value) => P::Item::from_output(value),
+        Err((_, failure)) => P::Item::from_residual(failure),
+    }
+}

@@ -1,0 +1,200 @@
+//! The serial cutoff: whether a call is worth a fork, decided from how
+//! long its first items take, so that `par_iter()` is never much slower
+//! than the serial loop it replaces.
+//!
+//! # The rule
+//!
+//! A fork costs about a cache-line round trip per thread when the workers
+//! spin (~0.1-0.3 µs on 2 threads here), and tens of µs when they are
+//! parked. So the caller starts alone: it runs its own first positions in
+//! growing blocks (1, 4, 16, ... positions) and reads the clock after each.
+//! Once it has run for [`PROBE_NS`] over at least two positions (or for
+//! [`FORK_WORTH_NS`] on the first alone), it estimates the rest of the call
+//! from the rate so far: at least [`FORK_WORTH_NS`] left, and it forks the
+//! rest; less, and it finishes alone, with no fork and no syscall. A loop of
+//! expensive items forks after its first item; a loop that is cheap in all
+//! never forks.
+//!
+//! Reading the clock costs ~20 ns, too much for a loop of a few hundred
+//! cheap items. So each thread remembers, per call site (the driver's
+//! monomorphized address), the last measured cost per position, and the
+//! next 15 calls from that site decide from it without reading the clock;
+//! every 16th call measures again.
+//!
+//! The cutoff decides only who runs the work, never how it is split: the
+//! static ranges, and the blocks within them, are the same whether the
+//! call forks or not, so a reduction's bits do not depend on the decision.
+
+use core::cell::Cell;
+use std::time::Instant;
+
+/// How long the caller runs alone before it trusts its rate estimate.
+pub const PROBE_NS: u64 = 1_000;
+
+/// The least estimated remaining work, in ns, that a fork must save.
+pub const FORK_WORTH_NS: u64 = 4_000;
+
+/// Calls decided from a remembered rate between two measured ones.
+const TRUST_CALLS: u8 = 15;
+
+/// Remembered call sites per thread (direct-mapped).
+const SITES: usize = 32;
+
+/// One remembered call site: its key, its cost per position in
+/// picoseconds, and the calls it may still decide without measuring.
+#[derive(Clone, Copy)]
+struct Site {
+    key: usize,
+    ps_per_position: u64,
+    trusted_calls: u8,
+}
+
+/// A site no call has: key 0 is no function's address.
+#[allow(clippy::declare_interior_mutable_const)] // only copied into the array below
+const UNSEEN: Cell<Site> = Cell::new(Site {
+    key: 0,
+    ps_per_position: 0,
+    trusted_calls: 0,
+});
+
+/// An override of the cutoff for calls made on this thread.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Override {
+    /// The rule above.
+    #[default]
+    Adaptive,
+    /// Every call with more than one position forks (tests, benchmarks).
+    AlwaysFork,
+    /// No call forks.
+    NeverFork,
+}
+
+/// Sets the cutoff's override for calls made on this thread, returning the
+/// previous one. For tests and benchmarks that need one path for sure.
+///
+/// ```
+/// use tine::par::cutoff::{set_override, Override};
+/// use tine::prelude::*;
+///
+/// let before = set_override(Override::AlwaysFork);
+/// let sum: u32 = (0..10u32).into_par_iter().sum(); // forks, tiny as it is
+/// set_override(before);
+/// assert_eq!(sum, 45);
+/// ```
+pub fn set_override(new: Override) -> Override {
+    OVERRIDE.with(|current| current.replace(new))
+}
+
+std::thread_local! {
+    static OVERRIDE: Cell<Override> = const { Cell::new(Override::Adaptive) };
+    static SITES_SEEN: [Cell<Site>; SITES] = const { [UNSEEN; SITES] };
+}
+
+/// What the cutoff says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Decision {
+    /// Run on the caller alone.
+    Serial,
+    /// Fork the rest.
+    Fork,
+    /// Keep running alone and ask again after the next block.
+    Undecided,
+}
+
+/// One call's cutoff.
+pub(crate) struct Cutoff {
+    key: usize,
+    positions: usize,
+    started: Option<Instant>,
+    decision: Decision,
+}
+
+impl Cutoff {
+    /// The cutoff of a call of `positions` positions from call site `key`.
+    pub(crate) fn new(key: usize, positions: usize) -> Self {
+        let forced = match OVERRIDE.with(Cell::get) {
+            Override::Adaptive => None,
+            Override::AlwaysFork => Some(Decision::Fork),
+            Override::NeverFork => Some(Decision::Serial),
+        };
+        if let Some(decision) = forced {
+            return Cutoff {
+                key,
+                positions,
+                started: None,
+                decision,
+            };
+        }
+        let slot = (key >> 4) % SITES;
+        let remembered = SITES_SEEN.with(|sites| {
+            let site = sites[slot].get();
+            if site.key != key || site.trusted_calls == 0 {
+                return None;
+            }
+            sites[slot].set(Site {
+                trusted_calls: site.trusted_calls - 1,
+                ..site
+            });
+            Some(site.ps_per_position)
+        });
+        let (started, decision) = match remembered {
+            Some(ps) => (None, Self::judge(ps, positions)),
+            None => (Some(Instant::now()), Decision::Undecided),
+        };
+        Cutoff {
+            key,
+            positions,
+            started,
+            decision,
+        }
+    }
+
+    /// The decision so far.
+    pub(crate) fn decision(&self) -> Decision {
+        self.decision
+    }
+
+    /// After a block: `done` positions have run. `last` says there is no
+    /// later block to decide after, so the decision must be made now.
+    pub(crate) fn after_block(&mut self, done: usize, last: bool) -> Decision {
+        if self.decision != Decision::Undecided {
+            return self.decision;
+        }
+        let Some(started) = self.started else {
+            return self.decision;
+        };
+        let elapsed = started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64;
+        let more = !last && done < self.positions;
+        // One item is a poor sample (a cold cache, a first allocation), so
+        // it decides alone only if it took a whole fork's worth.
+        if more && (elapsed < PROBE_NS || (done < 2 && elapsed < FORK_WORTH_NS)) {
+            return Decision::Undecided;
+        }
+        let ps = elapsed.saturating_mul(1000) / done.max(1) as u64;
+        self.remember(ps);
+        let left = self.positions - done.min(self.positions);
+        self.decision = Self::judge(ps, left);
+        self.decision
+    }
+
+    fn judge(ps_per_position: u64, positions: usize) -> Decision {
+        let ns = ps_per_position.saturating_mul(positions as u64) / 1000;
+        if ns >= FORK_WORTH_NS {
+            Decision::Fork
+        } else {
+            Decision::Serial
+        }
+    }
+
+    fn remember(&self, ps_per_position: u64) {
+        let slot = (self.key >> 4) % SITES;
+        SITES_SEEN.with(|sites| {
+            sites[slot].set(Site {
+                key: self.key,
+                ps_per_position,
+                trusted_calls: TRUST_CALLS,
+            })
+        });
+    }
+}

@@ -1,0 +1,112 @@
+//! Which pool a parallel-iterator call runs on: the one given with
+//! `with_pool`, else the one `install` made current on this thread, else
+//! the global pool, spawned on first use.
+//!
+//! The current pool is a thread-local pointer that `install` sets for the
+//! length of its closure and puts back on every way out, unwinding
+//! included; a call reads it only on the thread that set it, while the
+//! `install` frame (which borrows the pool) is live.
+
+use crate::{ForkJoin, ThreadPool};
+use core::cell::Cell;
+use core::ptr::NonNull;
+use std::sync::OnceLock;
+
+/// The environment variable that sizes the global pool.
+pub const THREADS_VAR: &str = "TINE_NUM_THREADS";
+
+static GLOBAL: OnceLock<ThreadPool> = OnceLock::new();
+
+std::thread_local! {
+    /// The pool `install` made current on this thread, if any.
+    static CURRENT: Cell<Option<NonNull<dyn ForkJoin>>> = const { Cell::new(None) };
+}
+
+/// The global pool, spawned on first use with `TINE_NUM_THREADS` threads
+/// (a positive integer), else one per CPU this process may use
+/// (`available_parallelism`). An unset, empty or invalid value falls back
+/// to the CPU count, as rayon does with `RAYON_NUM_THREADS`.
+///
+/// ```
+/// let pool = tine::global();
+/// assert!(pool.threads() >= 1);
+/// assert!(std::ptr::eq(pool, tine::global())); // one pool per process
+/// ```
+///
+/// # Panics
+/// If the OS refuses to start its threads (rayon's global pool panics
+/// then too).
+pub fn global() -> &'static ThreadPool {
+    GLOBAL.get_or_init(|| {
+        let mut builder = ThreadPool::builder().name("tine-global");
+        if let Some(threads) = threads_from_env() {
+            builder = builder.threads(threads);
+        }
+        builder
+            .build()
+            .unwrap_or_else(|error| panic!("tine's global pool could not start: {error}"))
+    })
+}
+
+/// `TINE_NUM_THREADS` as a positive count, if it is one.
+fn threads_from_env() -> Option<usize> {
+    let value = std::env::var(THREADS_VAR).ok()?;
+    value.trim().parse::<usize>().ok().filter(|&n| n > 0)
+}
+
+/// The number of threads a parallel-iterator call on this thread would
+/// use: the current pool's (see [`ThreadPool::install`]), else the global
+/// pool's.
+///
+/// ```
+/// let pool = tine::spawn(3);
+/// pool.install(|| assert_eq!(tine::current_num_threads(), 3));
+/// ```
+pub fn current_num_threads() -> usize {
+    with_current(|pool| pool.threads())
+}
+
+/// Runs `f` with the pool a call on this thread uses by default.
+pub(crate) fn with_current<R>(f: impl FnOnce(&dyn ForkJoin) -> R) -> R {
+    match CURRENT.with(Cell::get) {
+        // SAFETY: set by `install`, whose frame borrows the pool and is
+        // still live (it puts the previous value back before returning).
+        Some(pool) => f(unsafe { pool.as_ref() }),
+        None => f(global()),
+    }
+}
+
+/// Runs `f` with `pool` as this thread's current pool.
+pub(crate) fn install<R>(pool: &dyn ForkJoin, f: impl FnOnce() -> R) -> R {
+    /// Puts the previous current pool back, on every way out.
+    struct Restore(Option<NonNull<dyn ForkJoin>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            CURRENT.with(|current| current.set(self.0));
+        }
+    }
+    // SAFETY: only the lifetime is erased; `Restore` takes the pointer out
+    // of the thread-local before `pool`'s borrow ends.
+    let pool: &'static dyn ForkJoin = unsafe { core::mem::transmute(pool) };
+    let _restore = Restore(CURRENT.with(|current| current.replace(Some(NonNull::from(pool)))));
+    f()
+}
+
+impl ThreadPool {
+    /// Runs `f` on the calling thread with this pool as the current one:
+    /// every parallel-iterator call made inside it on this thread (without
+    /// its own `with_pool`) runs on this pool. rayon's `install` moves `f`
+    /// onto a worker; tine's caller is thread 0 of the pool, so `f` runs
+    /// right here.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let pool = tine::spawn(2);
+    /// let squares: Vec<u64> = pool.install(|| (0..100u64).into_par_iter().map(|x| x * x).collect());
+    /// assert_eq!(squares[99], 9801);
+    /// ```
+    pub fn install<R>(&self, f: impl FnOnce() -> R) -> R {
+        install(self, f)
+    }
+}

@@ -1,0 +1,596 @@
+//! [`ParallelIterator`] and [`IndexedParallelIterator`]: rayon's method
+//! names, argument shapes and bounds, over tine's one-fork driver.
+//!
+//! Every parallel iterator is a [`Par`]: a producer (the source and its
+//! adaptors, `producer.rs` and `adaptor.rs`) and the call's settings
+//! ([`Schedule`], length bounds, pool). Adaptors wrap the producer; a
+//! consumer hands it to the driver (`drive.rs`), which forks once.
+
+use super::adaptor::{
+    Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Fold, Indexed, Map, MapInit, Pooled,
+    Zip,
+};
+use super::consume;
+use super::producer::Producer;
+use crate::ForkJoin;
+use core::cmp::Ordering;
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+
+/// How a call hands its positions to threads.
+///
+/// ```
+/// use tine::prelude::*;
+/// use tine::par::Schedule;
+///
+/// // Uneven work: threads claim 64 positions at a time.
+/// let total: u64 = (0..10_000u64)
+///     .into_par_iter()
+///     .schedule(Schedule::Dynamic { grain: 64 })
+///     .map(|i| (0..i % 100).sum::<u64>())
+///     .sum();
+/// assert_eq!(total, (0..10_000u64).map(|i| (0..i % 100).sum::<u64>()).sum());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Schedule {
+    /// One contiguous range per thread, split fairly (OpenMP's
+    /// `schedule(static)`). With a fixed thread count and length, the
+    /// ranges, and so the bits of a float reduction, are the same on every
+    /// run. The default.
+    #[default]
+    Static,
+    /// Threads claim `grain` positions at a time from a shared counter, one
+    /// `fetch_add` per claim (`schedule(dynamic, grain)`). A grain of 0
+    /// counts as 1.
+    Dynamic {
+        /// Positions per claim.
+        grain: usize,
+    },
+    /// Threads claim `max(ceil(remaining / threads), min)` positions at a
+    /// time, one `fetch_add` per claim (`schedule(guided, min)`).
+    Guided {
+        /// The smallest claim but the last.
+        min: usize,
+    },
+}
+
+/// The pool a call runs on, kept by address with its lifetime erased; the
+/// [`Pooled`] wrapper in the producer's type keeps the iterator from
+/// outliving it.
+#[derive(Clone, Copy)]
+pub(crate) struct PoolRef(pub(crate) NonNull<dyn ForkJoin>);
+
+/// A call's settings.
+#[derive(Clone, Copy)]
+pub(crate) struct Config {
+    pub(crate) schedule: Schedule,
+    pub(crate) min_len: usize,
+    pub(crate) max_len: usize,
+    pub(crate) pool: Option<PoolRef>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            schedule: Schedule::Static,
+            min_len: 1,
+            max_len: usize::MAX,
+            pool: None,
+        }
+    }
+}
+
+/// A parallel iterator: a producer and a call's settings. Every source and
+/// adaptor returns one; its methods come from [`ParallelIterator`] and
+/// [`IndexedParallelIterator`].
+#[must_use = "parallel iterators are lazy and do nothing unless consumed"]
+pub struct Par<P: Producer> {
+    /// `None` once a consumer has taken it.
+    producer: Option<P>,
+    config: Config,
+}
+
+// SAFETY: the pool pointer in `config` is only read by the thread that
+// consumes the iterator, and the pool is `Sync` (`ForkJoin` pools are).
+// The producer moves with the iterator, which its `Send`-ness decides.
+unsafe impl<P: Producer + Send> Send for Par<P> {}
+
+impl<P: Producer> core::fmt::Debug for Par<P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Par")
+            .field("len", &self.producer.as_ref().map(|p| p.len()))
+            .field("schedule", &self.config.schedule)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<P: Producer> Par<P> {
+    pub(crate) fn new(producer: P) -> Self {
+        Par {
+            producer: Some(producer),
+            config: Config::default(),
+        }
+    }
+
+    /// The producer and settings, for a consumer or an adaptor.
+    pub(crate) fn into_parts(mut self) -> (P, Config) {
+        let producer = self
+            .producer
+            .take()
+            .expect("a parallel iterator is consumed once");
+        (producer, self.config)
+    }
+
+    fn wrap<Q: Producer>(self, f: impl FnOnce(P) -> Q) -> Par<Q> {
+        let (producer, config) = self.into_parts();
+        Par {
+            producer: Some(f(producer)),
+            config,
+        }
+    }
+
+    fn configure(mut self, f: impl FnOnce(&mut Config)) -> Self {
+        f(&mut self.config);
+        self
+    }
+}
+
+impl<P: Producer> Drop for Par<P> {
+    /// An iterator dropped without a consumer still drops its owned items.
+    fn drop(&mut self) {
+        if let Some(producer) = self.producer.take() {
+            // SAFETY: nothing was handed out: no consumer ran.
+            unsafe { producer.drop_range(0, producer.len()) };
+        }
+    }
+}
+
+/// A parallel iterator, with rayon's methods. Implemented by [`Par`]; bring
+/// it into scope with `use tine::prelude::*`.
+///
+/// Each consumer is one fork of the pool (see [`crate::par`] for the
+/// execution model, the serial cutoff and the pool a call runs on).
+pub trait ParallelIterator: Sized + Send {
+    /// The items.
+    type Item: Send;
+    /// The producer behind the iterator (an implementation detail).
+    #[doc(hidden)]
+    type Producer: Producer<Item = Self::Item>;
+
+    /// The iterator as a [`Par`] (an implementation detail).
+    #[doc(hidden)]
+    fn into_par(self) -> Par<Self::Producer>;
+
+    /// Applies `f` to each item.
+    fn map<F, R>(self, f: F) -> Par<Map<Self::Producer, F>>
+    where
+        F: Fn(Self::Item) -> R + Sync + Send,
+        R: Send,
+    {
+        self.into_par().wrap(|base| Map { base, f })
+    }
+
+    /// Applies `f` to each item with a state that `init` makes once per
+    /// range a thread runs (rayon: once per split).
+    fn map_init<I, S, F, R>(self, init: I, f: F) -> Par<MapInit<Self::Producer, I, F>>
+    where
+        I: Fn() -> S + Sync + Send,
+        F: Fn(&mut S, Self::Item) -> R + Sync + Send,
+        R: Send,
+    {
+        self.into_par().wrap(|base| MapInit { base, init, f })
+    }
+
+    /// Keeps the items for which `f` is true.
+    fn filter<F>(self, f: F) -> Par<Filter<Self::Producer, F>>
+    where
+        F: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        self.into_par().wrap(|base| Filter { base, f })
+    }
+
+    /// Maps each item to an `Option` and keeps the `Some`s.
+    fn filter_map<F, R>(self, f: F) -> Par<FilterMap<Self::Producer, F>>
+    where
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.into_par().wrap(|base| FilterMap { base, f })
+    }
+
+    /// Maps each item to a serial iterator and yields its items in place.
+    fn flat_map_iter<F, I>(self, f: F) -> Par<FlatMapIter<Self::Producer, F>>
+    where
+        F: Fn(Self::Item) -> I + Sync + Send,
+        I: IntoIterator,
+        I::Item: Send,
+    {
+        self.into_par().wrap(|base| FlatMapIter { base, f })
+    }
+
+    /// Copies items out of references.
+    fn copied<'a, T>(self) -> Par<Copied<Self::Producer>>
+    where
+        T: 'a + Copy + Send + Sync,
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        self.into_par().wrap(Copied)
+    }
+
+    /// Clones items out of references.
+    fn cloned<'a, T>(self) -> Par<Cloned<Self::Producer>>
+    where
+        T: 'a + Clone + Send + Sync,
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        self.into_par().wrap(Cloned)
+    }
+
+    /// Folds each range a thread runs into one partial, starting from
+    /// `identity()`: the result has one item per such range, to be reduced
+    /// (`reduce`, `sum`, `collect`, ...), as in rayon.
+    fn fold<T, I, F>(self, identity: I, f: F) -> Par<Fold<Self::Producer, I, F>>
+    where
+        I: Fn() -> T + Sync + Send,
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+        T: Send,
+    {
+        self.into_par().wrap(|base| Fold { base, identity, f })
+    }
+
+    /// Gives each thread at least `min` positions: fewer threads take part
+    /// when the input is short (rayon's `with_min_len`).
+    fn with_min_len(self, min: usize) -> Par<Self::Producer> {
+        self.into_par()
+            .configure(|config| config.min_len = min.max(1))
+    }
+
+    /// Runs at most `max` positions between two checks of the schedule
+    /// (blocks of a static range, claims of a dynamic one).
+    fn with_max_len(self, max: usize) -> Par<Self::Producer> {
+        self.into_par()
+            .configure(|config| config.max_len = max.max(1))
+    }
+
+    /// Sets the schedule: [`Schedule::Static`] (the default),
+    /// [`Schedule::Dynamic`] or [`Schedule::Guided`].
+    fn schedule(self, schedule: Schedule) -> Par<Self::Producer> {
+        self.into_par()
+            .configure(|config| config.schedule = schedule)
+    }
+
+    /// Runs the call on `pool` rather than the current one.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let pool = tine::spawn(2);
+    /// let sum: u64 = (1..=100u64).into_par_iter().with_pool(&pool).sum();
+    /// assert_eq!(sum, 5050);
+    /// ```
+    fn with_pool<'p, F: ForkJoin + 'p>(self, pool: &'p F) -> Par<Pooled<'p, Self::Producer>> {
+        let pool: &'p (dyn ForkJoin + 'p) = pool;
+        // SAFETY: only the lifetime is erased; `Pooled<'p, _>` keeps the
+        // iterator, the only holder of this pointer, within `'p`.
+        let pool: &'static dyn ForkJoin = unsafe { core::mem::transmute(pool) };
+        self.into_par()
+            .configure(|config| config.pool = Some(PoolRef(NonNull::from(pool))))
+            .wrap(|base| Pooled {
+                base,
+                _pool: PhantomData,
+            })
+    }
+
+    /// Calls `f` on each item.
+    fn for_each<F>(self, f: F)
+    where
+        F: Fn(Self::Item) + Sync + Send,
+    {
+        consume::for_each(self.into_par(), f)
+    }
+
+    /// Sums the items. Partials combine in thread order; see the crate docs
+    /// for when the bits are reproducible.
+    fn sum<S>(self) -> S
+    where
+        S: Send + core::iter::Sum<Self::Item> + core::iter::Sum<S>,
+    {
+        consume::sum(self.into_par())
+    }
+
+    /// Multiplies the items.
+    fn product<S>(self) -> S
+    where
+        S: Send + core::iter::Product<Self::Item> + core::iter::Product<S>,
+    {
+        consume::product(self.into_par())
+    }
+
+    /// Reduces the items with `op`, starting each partial from
+    /// `identity()`.
+    fn reduce<I, F>(self, identity: I, op: F) -> Self::Item
+    where
+        I: Fn() -> Self::Item + Sync + Send,
+        F: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+    {
+        consume::reduce(self.into_par(), identity, op)
+    }
+
+    /// The number of items.
+    fn count(self) -> usize {
+        consume::count(self.into_par())
+    }
+
+    /// The smallest item (the first of equals).
+    fn min(self) -> Option<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        consume::best(self.into_par(), |a, b| a.cmp(b), false)
+    }
+
+    /// The largest item (the last of equals).
+    fn max(self) -> Option<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        consume::best(self.into_par(), |a, b| a.cmp(b), true)
+    }
+
+    /// The smallest item by `f` (the first of equals).
+    fn min_by<F>(self, f: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> Ordering + Sync + Send,
+    {
+        consume::best(self.into_par(), f, false)
+    }
+
+    /// The largest item by `f` (the last of equals).
+    fn max_by<F>(self, f: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> Ordering + Sync + Send,
+    {
+        consume::best(self.into_par(), f, true)
+    }
+
+    /// The item with the smallest key (the first of equals).
+    fn min_by_key<K, F>(self, f: F) -> Option<Self::Item>
+    where
+        K: Ord + Send,
+        F: Fn(&Self::Item) -> K + Sync + Send,
+    {
+        consume::best(self.into_par(), |a, b| f(a).cmp(&f(b)), false)
+    }
+
+    /// The item with the largest key (the last of equals).
+    fn max_by_key<K, F>(self, f: F) -> Option<Self::Item>
+    where
+        K: Ord + Send,
+        F: Fn(&Self::Item) -> K + Sync + Send,
+    {
+        consume::best(self.into_par(), |a, b| f(a).cmp(&f(b)), true)
+    }
+
+    /// Whether `f` is true for some item; stops the call at the first.
+    fn any<F>(self, f: F) -> bool
+    where
+        F: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        consume::find(self.into_par(), |item| f(item).then_some(()), false).is_some()
+    }
+
+    /// Whether `f` is true for every item; stops the call at the first
+    /// `false`.
+    fn all<F>(self, f: F) -> bool
+    where
+        F: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        consume::find(self.into_par(), |item| (!f(item)).then_some(()), false).is_none()
+    }
+
+    /// Some item for which `f` is true, stopping the call at the first
+    /// found.
+    fn find_any<F>(self, f: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        consume::find(self.into_par(), |item| f(&item).then_some(item), false)
+    }
+
+    /// The first item (in input order) for which `f` is true. Threads skip
+    /// work past the lowest hit found so far.
+    fn find_first<F>(self, f: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        consume::find(self.into_par(), |item| f(&item).then_some(item), true)
+    }
+
+    /// Collects the items, in input order, into `C` (a `Vec`).
+    fn collect<C>(self) -> C
+    where
+        C: FromParallelIterator<Self::Item>,
+    {
+        C::from_par_iter(self)
+    }
+
+    /// Calls `f` on each item until one returns an error (`Err` or `None`),
+    /// and returns the error of the lowest position that failed: threads
+    /// skip work past the lowest failure found so far.
+    fn try_for_each<F, R>(self, f: F) -> R
+    where
+        F: Fn(Self::Item) -> R + Sync + Send,
+        R: Try<Output = ()> + Send,
+        R::Residual: Send,
+    {
+        consume::try_for_each(self.into_par(), f)
+    }
+
+    /// Reduces `Ok`/`Some` values with `op`, stopping at the first error
+    /// (the one of the lowest position, as for `try_for_each`).
+    fn try_reduce<T, I, F>(self, identity: I, op: F) -> Self::Item
+    where
+        I: Fn() -> T + Sync + Send,
+        F: Fn(T, T) -> Self::Item + Sync + Send,
+        Self::Item: Try<Output = T>,
+        T: Send,
+        <Self::Item as Try>::Residual: Send,
+    {
+        consume::try_reduce(self.into_par(), identity, op)
+    }
+}
+
+impl<P: Producer + Send> ParallelIterator for Par<P>
+where
+    P::Item: Send,
+{
+    type Item = P::Item;
+    type Producer = P;
+
+    fn into_par(self) -> Par<P> {
+        self
+    }
+}
+
+/// A parallel iterator with exactly one item per position: the sources,
+/// and `map`, `enumerate`, `zip`, `copied` and `cloned` over them.
+pub trait IndexedParallelIterator: ParallelIterator {
+    /// The producer, known to be indexed (an implementation detail).
+    #[doc(hidden)]
+    type Indexed: Indexed<Item = Self::Item> + Send;
+
+    /// The iterator as a [`Par`] over an indexed producer (an
+    /// implementation detail).
+    #[doc(hidden)]
+    fn into_indexed(self) -> Par<Self::Indexed>;
+
+    /// The number of items.
+    fn len(&self) -> usize;
+
+    /// Pairs each item with its position.
+    fn enumerate(self) -> Par<Enumerate<Self::Indexed>> {
+        self.into_indexed().wrap(Enumerate)
+    }
+
+    /// Pairs items with `other`'s, as long as the shorter of the two.
+    fn zip<Z>(
+        self,
+        other: Z,
+    ) -> Par<Zip<Self::Indexed, <Z::Iter as IndexedParallelIterator>::Indexed>>
+    where
+        Z: IntoParallelIterator,
+        Z::Iter: IndexedParallelIterator,
+    {
+        let (b, _) = other.into_par_iter().into_indexed().into_parts();
+        self.into_indexed().wrap(|a| Zip { a, b })
+    }
+
+    /// Collects into `target`, replacing its contents, with one allocation
+    /// at most (none if it has the capacity).
+    fn collect_into_vec(self, target: &mut std::vec::Vec<Self::Item>) {
+        super::collect::collect_into_vec(self.into_indexed(), target)
+    }
+
+    /// The position of some item for which `f` is true, stopping the call
+    /// at the first found.
+    fn position_any<F>(self, f: F) -> Option<usize>
+    where
+        F: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        let found = |(i, item)| f(item).then_some(i);
+        consume::find(self.enumerate(), found, false)
+    }
+
+    /// The lowest position of an item for which `f` is true.
+    fn position_first<F>(self, f: F) -> Option<usize>
+    where
+        F: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        let found = |(i, item)| f(item).then_some(i);
+        consume::find(self.enumerate(), found, true)
+    }
+}
+
+impl<P: Indexed + Send> IndexedParallelIterator for Par<P>
+where
+    P::Item: Send,
+{
+    type Indexed = P;
+
+    fn into_indexed(self) -> Par<P> {
+        self
+    }
+
+    fn len(&self) -> usize {
+        self.producer.as_ref().map_or(0, |p| p.len())
+    }
+}
+
+/// Conversion into a parallel iterator: `into_par_iter()` on `Vec<T>`,
+/// ranges, and references to slices and `Vec`s.
+pub trait IntoParallelIterator {
+    /// The parallel iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items.
+    type Item: Send;
+    /// Converts `self`.
+    fn into_par_iter(self) -> Self::Iter;
+}
+
+impl<T: ParallelIterator> IntoParallelIterator for T {
+    type Iter = T;
+    type Item = T::Item;
+    fn into_par_iter(self) -> T {
+        self
+    }
+}
+
+/// Collecting a parallel iterator: implemented for `Vec<T>`.
+pub trait FromParallelIterator<T: Send> {
+    /// Collects `iter`'s items in input order.
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(iter: I) -> Self;
+}
+
+/// The `?`-like protocol of `try_for_each` and `try_reduce`, implemented
+/// for `Result` and `Option` (rayon's private `Try`).
+pub trait Try: Sized {
+    /// The value of success.
+    type Output;
+    /// What a failure carries.
+    type Residual;
+    /// Splits into success or failure.
+    fn into_result(self) -> Result<Self::Output, Self::Residual>;
+    /// A success.
+    fn from_output(output: Self::Output) -> Self;
+    /// A failure.
+    fn from_residual(residual: Self::Residual) -> Self;
+}
+
+impl<T, E> Try for Result<T, E> {
+    type Output = T;
+    type Residual = E;
+    fn into_result(self) -> Result<T, E> {
+        self
+    }
+    fn from_output(output: T) -> Self {
+        Ok(output)
+    }
+    fn from_residual(residual: E) -> Self {
+        Err(residual)
+    }
+}
+
+impl<T> Try for Option<T> {
+    type Output = T;
+    type Residual = ();
+    fn into_result(self) -> Result<T, ()> {
+        self.ok_or(())
+    }
+    fn from_output(output: T) -> Self {
+        Some(output)
+    }
+    fn from_residual((): ()) -> Self {
+        None
+    }
+}

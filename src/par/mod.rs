@@ -1,0 +1,120 @@
+//! Parallel iterators with rayon's names: change `use rayon::prelude::*;`
+//! to `use tine::prelude::*;`.
+//!
+//! ```
+//! use tine::prelude::*;
+//!
+//! let v: Vec<f64> = (0..10_000).map(f64::from).collect();
+//! let sum_of_squares: f64 = v.par_iter().map(|x| x * x).sum();
+//! let evens: Vec<u32> = (0..100u32).into_par_iter().filter(|x| x % 2 == 0).collect();
+//! assert_eq!(evens.len(), 50);
+//! assert!(sum_of_squares > 0.0);
+//! ```
+//!
+//! # Execution model
+//!
+//! Each call is at most **one fork** of a pool. Every thread runs its
+//! share as a plain serial loop over the underlying slice or range (the
+//! `std::iter` adaptors, so LLVM sees an ordinary loop), folding into one
+//! partial per thread; the partials go to slots the pool owns and combine
+//! **in thread order**. Nothing is allocated per call, except by `collect`
+//! (its output, once, with the exact length when it is known; per-thread
+//! buffers after a `filter`) and by user code (`fold`'s identity values).
+//!
+//! **Reproducible floats.** With [`Schedule::Static`] (the default), a
+//! fixed thread count and a fixed length, the ranges and blocks each
+//! thread folds are fixed, so a float `sum` or `reduce` gives the same
+//! bits on every run, whether or not the call forked (rayon's do not:
+//! rayon issue #663). Dynamic and guided schedules hand out work by timing,
+//! so their float results may differ in the last bits, as OpenMP's and
+//! rayon's do.
+//!
+//! **Serial cutoff.** A call too small to pay for a fork runs on the caller
+//! alone, with no fork and no syscall: the caller starts on its own share
+//! and forks only once the work left is estimated to be worth it (the
+//! rule, with its constants, is in [`cutoff`]). So `par_iter()` is never
+//! much slower than the loop it replaces, and tiny calls from a hot loop
+//! pay almost nothing.
+//!
+//! **Which pool.** A call runs on the pool given with
+//! [`ParallelIterator::with_pool`], else on the pool that
+//! [`crate::ThreadPool::install`] made current on this thread, else on the
+//! global pool ([`crate::global`], sized by `TINE_NUM_THREADS`). A call
+//! made from inside a task of any tine fork runs inline on its thread, as
+//! every nested call does.
+//!
+//! **Panics and early stop.** A panic in any item reaches the caller with
+//! its payload after every thread has stopped; the pool stays usable.
+//! `any`, `all`, `find_*`, `position_*` and `try_*` stop handing out work
+//! once the answer is known: threads check a shared flag (or a bound that
+//! only goes down) between blocks of at most [`drive::STOP_BLOCK`]
+//! positions. `find_first`, `position_first`, `try_for_each` and
+//! `try_reduce` return the answer of the lowest position. Items owned by
+//! the iterator (`Vec::into_par_iter`) that a call never reaches are
+//! dropped, exactly once.
+//!
+//! # Coming from rayon
+//!
+//! | rayon | tine |
+//! |---|---|
+//! | `use rayon::prelude::*` | `use tine::prelude::*` |
+//! | `v.par_iter()`, `par_iter_mut()`, `into_par_iter()` on `Vec`, slices and integer ranges | same |
+//! | `par_chunks(k)`, `par_chunks_mut(k)` | same (`k == 0` panics with rayon's message) |
+//! | `map`, `map_init`, `filter`, `filter_map`, `flat_map_iter`, `enumerate`, `zip`, `copied`, `cloned`, `with_min_len`, `with_max_len` | same |
+//! | `for_each`, `sum`, `product`, `reduce`, `fold(..).reduce/sum/collect`, `min`, `max`, `min_by(_key)`, `max_by(_key)`, `count`, `any`, `all`, `find_any`, `find_first`, `position_any`, `position_first`, `collect::<Vec<_>>()`, `collect_into_vec`, `try_for_each`, `try_reduce` | same; `try_*` and `find_first` return the lowest position's answer |
+//! | `ThreadPoolBuilder::new().num_threads(n).build()` | `tine::ThreadPool::builder().threads(n).build()` |
+//! | `pool.install(\|\| ..)`, `rayon::current_num_threads()` | `pool.install(\|\| ..)`, `tine::current_num_threads()` |
+//! | `RAYON_NUM_THREADS` | `TINE_NUM_THREADS` |
+//! | — | `.schedule(Schedule::Dynamic { grain })`, `.schedule(Schedule::Guided { min })`, `.with_pool(&pool)` |
+//! | `rayon::join`, `rayon::scope`, `rayon::spawn` | not offered: tine runs one fork per call and has no task queue to put a spawned task on; use `pool.for_threads` for a fixed set of parallel jobs |
+//! | `par_bridge` | not offered: use `ThreadPool::map_ordered` (ordered, batched) where it exists, or collect the items first |
+//! | `par_sort` and friends | not offered: sorting needs recursive splits, which a single fork does not give |
+//!
+//! # Coming from OpenMP
+//!
+//! | OpenMP | tine |
+//! |---|---|
+//! | `#pragma omp parallel for schedule(static)` | `(0..n).into_par_iter().for_each(..)`, or `pool.for_n(n, ..)` |
+//! | `schedule(dynamic, k)` | `.schedule(Schedule::Dynamic { grain: k })`, or `pool.for_n_dynamic_grain(n, k, ..)` |
+//! | `schedule(guided, k)` | `.schedule(Schedule::Guided { min: k })`, or `pool.for_n_guided(n, k, ..)` |
+//! | `reduction(+:x)` | `.sum()`, or `.reduce(\|\| 0, \|a, b\| a + b)`: per-thread partials combined in thread order |
+//! | `#pragma omp cancel for` | `any`, `find_*`, `try_for_each`: the call stops handing out work |
+//! | `omp_get_num_threads()` | `tine::current_num_threads()` |
+//! | `OMP_NUM_THREADS` | `TINE_NUM_THREADS` (the global pool) |
+
+mod adaptor;
+mod collect;
+mod consume;
+pub mod cutoff;
+pub mod drive;
+mod global;
+mod iter;
+mod producer;
+mod source;
+
+pub use adaptor::{
+    Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Fold, FoldIter, Indexed, Map,
+    MapInit, MapInitIter, Pooled, Zip,
+};
+pub use global::{current_num_threads, global, THREADS_VAR};
+pub use iter::{
+    FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, Par, ParallelIterator,
+    Schedule, Try,
+};
+pub use producer::{
+    ChunksMutProducer, ChunksProducer, Producer, RangeInteger, RangeIter, RangeProducer,
+    SliceMutProducer, SliceProducer, VecProducer, VecRange,
+};
+pub use source::{
+    IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelSlice, ParallelSliceMut,
+};
+
+/// The traits to import: `use tine::prelude::*;` in place of
+/// `use rayon::prelude::*;`.
+pub mod prelude {
+    pub use super::{
+        FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator, ParallelSlice,
+        ParallelSliceMut,
+    };
+}

@@ -1,0 +1,382 @@
+//! Producers: the sources of a parallel iterator, cut into contiguous
+//! ranges that each run as a plain serial loop.
+//!
+//! # Contract
+//!
+//! A [`Producer`] stands for `len()` positions. During one call, the driver
+//! hands each position out exactly once, to exactly one thread: either to
+//! [`Producer::range`], whose iterator yields the items of those positions
+//! (and drops the ones it is not asked for), or to
+//! [`Producer::drop_range`], which drops them unseen. So an owning producer
+//! (`Vec<T>::into_par_iter`) can move items out by position, and every item
+//! is moved out or dropped exactly once, even under early stop or a panic.
+//! A producer whose [`Producer::EXACT`] is true yields exactly one item per
+//! position, so its items can be written straight to their place in an
+//! output.
+
+use core::marker::PhantomData;
+use std::vec::Vec;
+
+/// A source of items at positions `0..len()`, cut into ranges that threads
+/// run as serial loops. See the module docs for the contract.
+///
+/// # Safety
+/// Implementors must yield, from `range(begin, end)`, only items of the
+/// positions `begin..end`, and must stay sound when the ranges of one call
+/// are handed to several threads at once (the driver never hands out one
+/// position twice). `EXACT` may be true only if `range(begin, end)` yields
+/// exactly `end - begin` items.
+pub unsafe trait Producer: Sync {
+    /// The items.
+    type Item;
+    /// The serial iterator over one range.
+    type Iter<'a>: Iterator<Item = Self::Item>
+    where
+        Self: 'a;
+    /// Whether every position yields exactly one item.
+    const EXACT: bool;
+
+    /// The number of positions.
+    fn len(&self) -> usize;
+
+    /// The items of positions `begin..end`, in order.
+    ///
+    /// # Safety
+    /// `begin <= end <= len()`, and no position of the range has been or
+    /// will be handed out before in this producer's life.
+    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_>;
+
+    /// Drops the items of positions `begin..end` unseen.
+    ///
+    /// # Safety
+    /// As for [`Producer::range`].
+    unsafe fn drop_range(&self, begin: usize, end: usize) {
+        // SAFETY: forwarded from the caller.
+        drop(unsafe { self.range(begin, end) });
+    }
+}
+
+/// Items of a slice, by reference: `slice.par_iter()`.
+#[derive(Debug)]
+pub struct SliceProducer<'a, T>(pub(super) &'a [T]);
+
+// SAFETY: yields `&slice[begin..end]`'s items, one per position.
+unsafe impl<'a, T: Sync> Producer for SliceProducer<'a, T> {
+    type Item = &'a T;
+    type Iter<'b>
+        = core::slice::Iter<'a, T>
+    where
+        Self: 'b;
+    const EXACT: bool = true;
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+        // SAFETY: in bounds by the caller's contract.
+        unsafe { self.0.get_unchecked(begin..end) }.iter()
+    }
+
+    unsafe fn drop_range(&self, _begin: usize, _end: usize) {}
+}
+
+/// Items of a slice, by mutable reference: `slice.par_iter_mut()`.
+#[derive(Debug)]
+pub struct SliceMutProducer<'a, T> {
+    base: *mut T,
+    len: usize,
+    _slice: PhantomData<&'a mut [T]>,
+}
+
+impl<'a, T> SliceMutProducer<'a, T> {
+    pub(super) fn new(slice: &'a mut [T]) -> Self {
+        SliceMutProducer {
+            base: slice.as_mut_ptr(),
+            len: slice.len(),
+            _slice: PhantomData,
+        }
+    }
+
+    /// The sub-slice `begin..end`.
+    ///
+    /// # Safety
+    /// In bounds, and handed out once (the producer contract).
+    unsafe fn sub_slice(&self, begin: usize, end: usize) -> &'a mut [T] {
+        // SAFETY: in bounds of the borrowed slice, and no other thread gets
+        // any of these positions, so the `&mut` is unique.
+        unsafe { core::slice::from_raw_parts_mut(self.base.add(begin), end - begin) }
+    }
+}
+
+// SAFETY: threads touch disjoint positions (the contract), and `&mut T`
+// may be sent to another thread when `T: Send`.
+unsafe impl<T: Send> Sync for SliceMutProducer<'_, T> {}
+// SAFETY: it stands for a `&mut [T]`, which is `Send` when `T: Send`.
+unsafe impl<T: Send> Send for SliceMutProducer<'_, T> {}
+
+// SAFETY: yields `&mut slice[begin..end]`'s items, one per position; each
+// position once, so the mutable borrows never alias.
+unsafe impl<'a, T: Send> Producer for SliceMutProducer<'a, T> {
+    type Item = &'a mut T;
+    type Iter<'b>
+        = core::slice::IterMut<'a, T>
+    where
+        Self: 'b;
+    const EXACT: bool = true;
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.sub_slice(begin, end) }.iter_mut()
+    }
+
+    unsafe fn drop_range(&self, _begin: usize, _end: usize) {}
+}
+
+/// Chunks of a slice: `slice.par_chunks(size)`.
+#[derive(Debug)]
+pub struct ChunksProducer<'a, T> {
+    pub(super) slice: &'a [T],
+    pub(super) size: usize,
+}
+
+// SAFETY: position `i` is chunk `i`, `slice[i * size..]` cut to `size`.
+unsafe impl<'a, T: Sync> Producer for ChunksProducer<'a, T> {
+    type Item = &'a [T];
+    type Iter<'b>
+        = core::slice::Chunks<'a, T>
+    where
+        Self: 'b;
+    const EXACT: bool = true;
+
+    fn len(&self) -> usize {
+        self.slice.len().div_ceil(self.size)
+    }
+
+    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+        let stop = self.slice.len().min(end * self.size);
+        self.slice[begin * self.size..stop].chunks(self.size)
+    }
+
+    unsafe fn drop_range(&self, _begin: usize, _end: usize) {}
+}
+
+/// Mutable chunks of a slice: `slice.par_chunks_mut(size)`.
+#[derive(Debug)]
+pub struct ChunksMutProducer<'a, T> {
+    pub(super) slice: SliceMutProducer<'a, T>,
+    pub(super) size: usize,
+}
+
+// SAFETY: as for `ChunksProducer`, over disjoint sub-slices.
+unsafe impl<'a, T: Send> Producer for ChunksMutProducer<'a, T> {
+    type Item = &'a mut [T];
+    type Iter<'b>
+        = core::slice::ChunksMut<'a, T>
+    where
+        Self: 'b;
+    const EXACT: bool = true;
+
+    fn len(&self) -> usize {
+        self.slice.len.div_ceil(self.size)
+    }
+
+    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+        let stop = self.slice.len.min(end * self.size);
+        // SAFETY: chunk positions map to disjoint element ranges.
+        unsafe { self.slice.sub_slice(begin * self.size, stop) }.chunks_mut(self.size)
+    }
+
+    unsafe fn drop_range(&self, _begin: usize, _end: usize) {}
+}
+
+/// Owned items of a `Vec`: `vec.into_par_iter()`. Items are moved out by
+/// position; the buffer is freed when the producer drops.
+#[derive(Debug)]
+pub struct VecProducer<T> {
+    /// Length set to 0: the items belong to the positions.
+    vec: Vec<T>,
+    len: usize,
+}
+
+impl<T> VecProducer<T> {
+    pub(super) fn new(mut vec: Vec<T>) -> Self {
+        let len = vec.len();
+        // SAFETY: shrinking the length leaks nothing: every position is
+        // handed out exactly once (the producer contract), which moves or
+        // drops its item.
+        unsafe { vec.set_len(0) };
+        VecProducer { vec, len }
+    }
+}
+
+// SAFETY: threads read disjoint positions once each, moving `T` across
+// threads, which `T: Send` allows.
+unsafe impl<T: Send> Sync for VecProducer<T> {}
+
+/// The items of one range of a [`VecProducer`], moved out as they are
+/// yielded; the ones not yielded are dropped with the iterator.
+pub struct VecRange<'a, T> {
+    next: *const T,
+    end: *const T,
+    _items: PhantomData<&'a T>,
+}
+
+impl<T> Iterator for VecRange<'_, T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        if self.next == self.end {
+            return None;
+        }
+        // SAFETY: `next` is below `end`, on an item of this range that has
+        // not been moved out (each position is read once).
+        let item = unsafe { self.next.read() };
+        // SAFETY: still within (or one past) the range.
+        self.next = unsafe { self.next.add(1) };
+        Some(item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        // SAFETY: both pointers are in the same allocation, `next <= end`.
+        let left = unsafe { self.end.offset_from(self.next) } as usize;
+        (left, Some(left))
+    }
+}
+
+impl<T> Drop for VecRange<'_, T> {
+    fn drop(&mut self) {
+        while self.next().is_some() {}
+    }
+}
+
+// SAFETY: yields the items of positions `begin..end`, each moved out once.
+unsafe impl<T: Send> Producer for VecProducer<T> {
+    type Item = T;
+    type Iter<'a>
+        = VecRange<'a, T>
+    where
+        Self: 'a;
+    const EXACT: bool = true;
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+        let base = self.vec.as_ptr();
+        // SAFETY: `begin <= end <= len <= capacity`.
+        unsafe {
+            VecRange {
+                next: base.add(begin),
+                end: base.add(end),
+                _items: PhantomData,
+            }
+        }
+    }
+
+    unsafe fn drop_range(&self, begin: usize, end: usize) {
+        if core::mem::needs_drop::<T>() {
+            // SAFETY: forwarded from the caller.
+            drop(unsafe { self.range(begin, end) });
+        }
+    }
+}
+
+/// Integers that ranges can run over in parallel.
+pub trait RangeInteger: Copy + Ord + Send + Sync + 'static {
+    /// `self + offset`, for an offset within the range.
+    fn plus(self, offset: usize) -> Self;
+    /// The number of values in `start..end` (0 if empty), or `None` if
+    /// it does not fit a `usize`.
+    fn distance(start: Self, end: Self) -> Option<usize>;
+}
+
+macro_rules! range_integer {
+    ($($t:ty => $wide:ty),*) => {$(
+        impl RangeInteger for $t {
+            #[inline]
+            fn plus(self, offset: usize) -> Self {
+                (self as $wide).wrapping_add(offset as $wide) as $t
+            }
+            fn distance(start: Self, end: Self) -> Option<usize> {
+                if end <= start {
+                    return Some(0);
+                }
+                usize::try_from((end as $wide).wrapping_sub(start as $wide) as u128).ok()
+            }
+        }
+    )*};
+}
+range_integer!(usize => u128, u32 => u128, u64 => u128, i32 => i128, i64 => i128);
+
+/// The integers of a range: `(a..b).into_par_iter()`.
+#[derive(Clone, Copy, Debug)]
+pub struct RangeProducer<T> {
+    pub(super) start: T,
+    pub(super) len: usize,
+}
+
+// SAFETY: position `i` is `start + i`, one per position.
+unsafe impl<T: RangeInteger> Producer for RangeProducer<T> {
+    type Item = T;
+    type Iter<'a> = RangeIter<T>;
+    const EXACT: bool = true;
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+        RangeIter {
+            start: self.start,
+            next: begin,
+            end,
+        }
+    }
+
+    unsafe fn drop_range(&self, _begin: usize, _end: usize) {}
+}
+
+/// The integers of one range of a [`RangeProducer`].
+#[derive(Clone, Debug)]
+pub struct RangeIter<T> {
+    start: T,
+    next: usize,
+    end: usize,
+}
+
+impl<T: RangeInteger> Iterator for RangeIter<T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        (self.next < self.end).then(|| {
+            self.next += 1;
+            self.start.plus(self.next - 1)
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.end - self.next;
+        (left, Some(left))
+    }
+}
+
+// SAFETY (for each): these producers yield one item per position.
+unsafe impl<T: Sync> super::adaptor::Indexed for SliceProducer<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> super::adaptor::Indexed for SliceMutProducer<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: Sync> super::adaptor::Indexed for ChunksProducer<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> super::adaptor::Indexed for ChunksMutProducer<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> super::adaptor::Indexed for VecProducer<T> {}
+// SAFETY: as above.
+unsafe impl<T: RangeInteger> super::adaptor::Indexed for RangeProducer<T> {}

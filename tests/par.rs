@@ -1,0 +1,552 @@
+//! The parallel iterators against their serial `Iterator` counterparts:
+//! every consumer and adaptor, random lengths, thread counts 1..=6, every
+//! schedule, with the cutoff adaptive and forced to fork.
+#![cfg(not(loom))]
+
+use proptest::prelude::*;
+use std::num::Wrapping;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::OnceLock;
+use tine::par::cutoff::{set_override, Override};
+use tine::par::Schedule;
+use tine::prelude::*;
+use tine::ThreadPool;
+
+/// One pool per thread count, shared by every case.
+fn pool(threads: usize) -> &'static ThreadPool {
+    static POOLS: OnceLock<Vec<ThreadPool>> = OnceLock::new();
+    &POOLS.get_or_init(|| (1..=6).map(|t| ThreadPool::try_spawn(t).unwrap()).collect())[threads - 1]
+}
+
+fn schedule_strategy() -> impl Strategy<Value = Schedule> {
+    prop_oneof![
+        Just(Schedule::Static),
+        (0usize..40).prop_map(|grain| Schedule::Dynamic { grain }),
+        (0usize..20).prop_map(|min| Schedule::Guided { min }),
+    ]
+}
+
+/// Every consumer and adaptor on `data`, checked against `Iterator`.
+fn check_all(data: &[i64], pool: &ThreadPool, schedule: Schedule) {
+    let par = || data.par_iter().with_pool(pool).schedule(schedule);
+    let key = |x: &&i64| **x % 7;
+
+    assert_eq!(
+        par().map(|x| x * 3).sum::<i64>(),
+        data.iter().map(|x| x * 3).sum::<i64>()
+    );
+    assert_eq!(
+        par()
+            .map(|&x| Wrapping(x as u64 | 1))
+            .product::<Wrapping<u64>>(),
+        data.iter()
+            .map(|&x| Wrapping(x as u64 | 1))
+            .product::<Wrapping<u64>>()
+    );
+    assert_eq!(
+        par().copied().reduce(|| 0, |a, b| a ^ b),
+        data.iter().fold(0, |a, b| a ^ b)
+    );
+    assert_eq!(
+        par().fold(|| 0i64, |a, &x| a + x).sum::<i64>(),
+        data.iter().sum::<i64>()
+    );
+    assert_eq!(
+        par()
+            .fold(|| 0i64, |a, &x| a.max(x))
+            .reduce(|| i64::MIN, i64::max),
+        data.iter().copied().fold(i64::MIN, i64::max)
+    );
+    let partials: Vec<usize> = par().fold(|| 0usize, |n, _| n + 1).collect();
+    assert_eq!(partials.iter().sum::<usize>(), data.len());
+    assert_eq!(par().count(), data.len());
+    assert_eq!(
+        par().filter(|x| **x > 0).count(),
+        data.iter().filter(|x| **x > 0).count()
+    );
+    assert_eq!(par().min(), data.iter().min());
+    assert_eq!(par().max(), data.iter().max());
+    // Ties: `min_by_key` keeps the first, `max_by_key` the last (by address).
+    assert!(std::ptr::eq(
+        par().min_by_key(key).map_or(std::ptr::null(), |x| x),
+        data.iter().min_by_key(key).map_or(std::ptr::null(), |x| x)
+    ));
+    assert!(std::ptr::eq(
+        par().max_by_key(key).map_or(std::ptr::null(), |x| x),
+        data.iter().max_by_key(key).map_or(std::ptr::null(), |x| x)
+    ));
+    assert_eq!(
+        par().min_by(|a, b| b.cmp(a)),
+        data.iter().min_by(|a, b| b.cmp(a))
+    );
+    assert_eq!(
+        par().max_by(|a, b| b.cmp(a)),
+        data.iter().max_by(|a, b| b.cmp(a))
+    );
+    assert_eq!(
+        par().any(|x| *x % 97 == 5),
+        data.iter().any(|x| *x % 97 == 5)
+    );
+    assert_eq!(
+        par().all(|x| *x % 97 != 5),
+        data.iter().all(|x| *x % 97 != 5)
+    );
+    assert_eq!(
+        par().find_first(|x| **x % 31 == 3),
+        data.iter().find(|x| **x % 31 == 3)
+    );
+    match par().find_any(|x| **x % 31 == 3) {
+        Some(found) => assert_eq!(*found % 31, 3),
+        None => assert!(!data.iter().any(|x| *x % 31 == 3)),
+    }
+    assert_eq!(
+        par().position_first(|x| *x % 13 == 4),
+        data.iter().position(|x| *x % 13 == 4)
+    );
+    match par().position_any(|x| *x % 13 == 4) {
+        Some(i) => assert_eq!(data[i] % 13, 4),
+        None => assert!(!data.iter().any(|x| *x % 13 == 4)),
+    }
+    let collected: Vec<i64> = par().map(|x| x - 1).collect();
+    assert_eq!(collected, data.iter().map(|x| x - 1).collect::<Vec<_>>());
+    let filtered: Vec<&i64> = par().filter(|x| **x % 3 == 0).collect();
+    assert_eq!(
+        filtered,
+        data.iter().filter(|x| **x % 3 == 0).collect::<Vec<_>>()
+    );
+    let filter_mapped: Vec<i64> = par()
+        .filter_map(|x| (x % 2 == 0).then_some(x / 2))
+        .collect();
+    assert_eq!(
+        filter_mapped,
+        data.iter()
+            .filter_map(|x| (x % 2 == 0).then_some(x / 2))
+            .collect::<Vec<_>>()
+    );
+    let flat: Vec<i64> = par()
+        .flat_map_iter(|&x| (0..x.rem_euclid(4)).map(move |k| x + k))
+        .collect();
+    assert_eq!(
+        flat,
+        data.iter()
+            .flat_map(|&x| (0..x.rem_euclid(4)).map(move |k| x + k))
+            .collect::<Vec<_>>()
+    );
+    let mut into = vec![7i64; 3];
+    par().map(|x| x * x).collect_into_vec(&mut into);
+    assert_eq!(into, data.iter().map(|x| x * x).collect::<Vec<_>>());
+    let enumerated: Vec<(usize, i64)> = par().copied().enumerate().collect();
+    assert_eq!(
+        enumerated,
+        data.iter().copied().enumerate().collect::<Vec<_>>()
+    );
+    let half = &data[..data.len() / 2];
+    let zipped: Vec<(i64, i64)> = par().copied().zip(half.par_iter().cloned()).collect();
+    assert_eq!(
+        zipped,
+        data.iter()
+            .copied()
+            .zip(half.iter().cloned())
+            .collect::<Vec<_>>()
+    );
+    let mapped_init: Vec<i64> = par()
+        .map_init(
+            || 10i64,
+            |state, x| {
+                *state += 1;
+                x + *state - *state
+            },
+        )
+        .collect();
+    assert_eq!(mapped_init, data.to_vec());
+    let failing = |x: &i64| if x % 53 == 7 { Err(*x) } else { Ok(()) };
+    assert_eq!(
+        par().try_for_each(failing),
+        data.iter().try_for_each(failing)
+    );
+    let optional = |x: &i64| (x % 53 != 7).then_some(());
+    assert_eq!(
+        par().try_for_each(optional),
+        data.iter().try_for_each(optional)
+    );
+    let checked = par().map(|&x| if x % 89 == 11 { Err(x) } else { Ok(x) });
+    let serial = data
+        .iter()
+        .map(|&x| if x % 89 == 11 { Err(x) } else { Ok(x) });
+    assert_eq!(
+        checked.try_reduce(|| 0i64, |a, b| Ok(a.wrapping_add(b))),
+        serial.fold(Ok(0i64), |acc, x| acc
+            .and_then(|a| x.map(|b| a.wrapping_add(b))))
+    );
+    let some_sum = par()
+        .map(|&x| (x % 89 != 11).then_some(x))
+        .try_reduce(|| 0i64, |a, b| Some(a + b));
+    assert_eq!(
+        some_sum,
+        data.iter()
+            .map(|&x| (x % 89 != 11).then_some(x))
+            .sum::<Option<i64>>()
+    );
+    assert_eq!(
+        par()
+            .with_min_len(100)
+            .with_max_len(17)
+            .map(|x| x + 1)
+            .sum::<i64>(),
+        data.iter().map(|x| x + 1).sum::<i64>()
+    );
+
+    // Mutable and owned sources.
+    let mut copy = data.to_vec();
+    copy.par_iter_mut()
+        .with_pool(pool)
+        .schedule(schedule)
+        .for_each(|x| *x *= 2);
+    assert_eq!(copy, data.iter().map(|x| x * 2).collect::<Vec<_>>());
+    let sums: Vec<i64> = copy
+        .par_chunks(5)
+        .with_pool(pool)
+        .schedule(schedule)
+        .map(|c| c.iter().sum())
+        .collect();
+    assert_eq!(
+        sums,
+        copy.chunks(5).map(|c| c.iter().sum()).collect::<Vec<i64>>()
+    );
+    copy.par_chunks_mut(3)
+        .with_pool(pool)
+        .schedule(schedule)
+        .for_each(|c| c.reverse());
+    let mut expected = data.iter().map(|x| x * 2).collect::<Vec<_>>();
+    expected.chunks_mut(3).for_each(|c| c.reverse());
+    assert_eq!(copy, expected);
+    let owned: Vec<String> = copy
+        .into_par_iter()
+        .with_pool(pool)
+        .schedule(schedule)
+        .map(|x| x.to_string())
+        .collect();
+    assert_eq!(
+        owned,
+        expected.iter().map(|x| x.to_string()).collect::<Vec<_>>()
+    );
+    let n = data.len() as u32;
+    assert_eq!(
+        (0..n)
+            .into_par_iter()
+            .with_pool(pool)
+            .schedule(schedule)
+            .map(u64::from)
+            .sum::<u64>(),
+        (0..u64::from(n)).sum()
+    );
+    assert_eq!(
+        (-(n as i64)..=5)
+            .into_par_iter()
+            .with_pool(pool)
+            .schedule(schedule)
+            .count(),
+        n as usize + 6
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_consumer_and_adaptor_matches_the_serial_iterator(
+        data in prop::collection::vec(-1000i64..1000, 0..5000),
+        threads in 1usize..=6,
+        schedule in schedule_strategy(),
+        forced in any::<bool>(),
+    ) {
+        let before = set_override(if forced { Override::AlwaysFork } else { Override::Adaptive });
+        check_all(&data, pool(threads), schedule);
+        set_override(before);
+    }
+}
+
+#[test]
+fn the_global_pool_install_and_current_num_threads() {
+    let sum: u64 = (1..=100u64).into_par_iter().sum();
+    assert_eq!(sum, 5050);
+    assert_eq!(tine::current_num_threads(), tine::global().threads());
+    let outer = pool(3);
+    outer.install(|| {
+        assert_eq!(tine::current_num_threads(), 3);
+        let inner = pool(2);
+        inner.install(|| assert_eq!(tine::current_num_threads(), 2));
+        assert_eq!(tine::current_num_threads(), 3);
+    });
+    assert_eq!(tine::current_num_threads(), tine::global().threads());
+}
+
+#[test]
+fn a_static_float_sum_gives_the_same_bits_whether_or_not_it_forks() {
+    let data: Vec<f32> = (0..100_000).map(|i| (i as f32).sin() * 1e3).collect();
+    let pool = pool(4);
+    let sum = |over| {
+        let before = set_override(over);
+        let sum: f32 = data.par_iter().with_pool(pool).sum();
+        set_override(before);
+        sum
+    };
+    let forked = sum(Override::AlwaysFork);
+    for _ in 0..20 {
+        assert_eq!(sum(Override::AlwaysFork).to_bits(), forked.to_bits());
+        assert_eq!(sum(Override::NeverFork).to_bits(), forked.to_bits());
+        assert_eq!(sum(Override::Adaptive).to_bits(), forked.to_bits());
+    }
+}
+
+#[test]
+fn nested_parallel_iterators_complete() {
+    let pool = pool(4);
+    let before = set_override(Override::AlwaysFork);
+    let total: u64 = pool.install(|| {
+        (0..64u64)
+            .into_par_iter()
+            .map(|i| (0..1000u64).into_par_iter().map(|j| i * j).sum::<u64>())
+            .sum()
+    });
+    set_override(before);
+    assert_eq!(
+        total,
+        (0..64u64)
+            .map(|i| (0..1000u64).map(|j| i * j).sum::<u64>())
+            .sum()
+    );
+}
+
+#[test]
+fn zero_chunk_size_panics_with_rayons_message() {
+    let data = [1, 2, 3];
+    let payload = std::panic::catch_unwind(|| data.par_chunks(0).count()).unwrap_err();
+    assert_eq!(
+        payload.downcast_ref::<&str>(),
+        Some(&"chunk_size must not be zero")
+    );
+}
+
+/// Counts drops of its values.
+#[derive(Debug)]
+struct Counted<'a>(&'a AtomicUsize, #[allow(dead_code)] u64);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Relaxed);
+    }
+}
+
+#[test]
+fn owned_items_are_dropped_exactly_once_under_early_stop_and_panics() {
+    let pool = pool(4);
+    for schedule in [
+        Schedule::Static,
+        Schedule::Dynamic { grain: 3 },
+        Schedule::Guided { min: 2 },
+    ] {
+        for over in [
+            Override::AlwaysFork,
+            Override::Adaptive,
+            Override::NeverFork,
+        ] {
+            let before = set_override(over);
+            let drops = AtomicUsize::new(0);
+            let make = |n: u64| (0..n).map(|i| Counted(&drops, i)).collect::<Vec<_>>();
+            let n = 20_000u64;
+            // Early stop.
+            assert!(make(n)
+                .into_par_iter()
+                .with_pool(pool)
+                .schedule(schedule)
+                .any(|c| c.1 == 10));
+            assert_eq!(drops.swap(0, Relaxed), n as usize);
+            let first = make(n)
+                .into_par_iter()
+                .with_pool(pool)
+                .schedule(schedule)
+                .map(|c| c.1)
+                .find_first(|&i| i >= 5000);
+            assert_eq!(first, Some(5000));
+            assert_eq!(drops.swap(0, Relaxed), n as usize);
+            // A zip's longer side, and an iterator dropped unconsumed.
+            let zipped = make(n)
+                .into_par_iter()
+                .with_pool(pool)
+                .zip(make(10).into_par_iter())
+                .count();
+            assert_eq!(zipped, 10);
+            assert_eq!(drops.swap(0, Relaxed), n as usize + 10);
+            drop(make(100).into_par_iter().map(|c| c.1));
+            assert_eq!(drops.swap(0, Relaxed), 100);
+            // A panic in one item, with collect writing straight to the output.
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                make(n)
+                    .into_par_iter()
+                    .with_pool(pool)
+                    .schedule(schedule)
+                    .map(|c| {
+                        if c.1 == 12_345 {
+                            panic!("item 12345");
+                        }
+                        c
+                    })
+                    .collect::<Vec<_>>()
+            }));
+            let payload = result.unwrap_err();
+            assert_eq!(payload.downcast_ref::<&str>(), Some(&"item 12345"));
+            assert_eq!(drops.swap(0, Relaxed), n as usize, "{schedule:?} {over:?}");
+            // The pool still works.
+            assert_eq!(
+                (0..100u64).into_par_iter().with_pool(pool).sum::<u64>(),
+                4950
+            );
+            set_override(before);
+        }
+    }
+}
+
+#[test]
+fn a_hit_at_index_zero_stops_the_other_threads_early() {
+    let pool = pool(2);
+    let before = set_override(Override::AlwaysFork);
+    for schedule in [
+        Schedule::Static,
+        Schedule::Dynamic { grain: 64 },
+        Schedule::Guided { min: 64 },
+    ] {
+        let visited = AtomicUsize::new(0);
+        let found = (0..10_000_000u64)
+            .into_par_iter()
+            .with_pool(pool)
+            .schedule(schedule)
+            .any(|i| {
+                visited.fetch_add(1, Relaxed);
+                if i != 0 {
+                    // Give the hit time to be seen: each item costs ~1 µs.
+                    let start = std::time::Instant::now();
+                    while start.elapsed() < std::time::Duration::from_micros(1) {}
+                }
+                i == 0
+            });
+        assert!(found);
+        // At most a few blocks per thread ran, not 10 million items.
+        assert!(
+            visited.load(Relaxed) < 200_000,
+            "{schedule:?}: {}",
+            visited.load(Relaxed)
+        );
+    }
+    set_override(before);
+}
+
+#[test]
+fn find_first_returns_the_lowest_index_when_a_later_hit_comes_first() {
+    let pool = pool(4);
+    let before = set_override(Override::AlwaysFork);
+    for schedule in [
+        Schedule::Static,
+        Schedule::Dynamic { grain: 1 },
+        Schedule::Guided { min: 1 },
+    ] {
+        // Hits at 10 and 900_000; the low one is slow to be found.
+        let found = (0..1_000_000u64)
+            .into_par_iter()
+            .with_pool(pool)
+            .schedule(schedule)
+            .find_first(|&i| {
+                if i == 10 {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                i == 10 || i == 900_000
+            });
+        assert_eq!(found, Some(10), "{schedule:?}");
+        let failed = (0..1_000_000u64)
+            .into_par_iter()
+            .with_pool(pool)
+            .schedule(schedule)
+            .try_for_each(|i| {
+                if i == 10 {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                if i == 10 || i == 900_000 {
+                    Err(i)
+                } else {
+                    Ok(())
+                }
+            });
+        assert_eq!(failed, Err(10), "{schedule:?}");
+    }
+    set_override(before);
+}
+
+#[test]
+fn a_panic_reaches_the_caller_and_the_pool_keeps_working() {
+    let pool = pool(3);
+    for over in [Override::AlwaysFork, Override::NeverFork] {
+        let before = set_override(over);
+        let result = std::panic::catch_unwind(|| {
+            (0..10_000u32)
+                .into_par_iter()
+                .with_pool(pool)
+                .for_each(|i| {
+                    if i == 7777 {
+                        panic!("boom at {i}");
+                    }
+                })
+        });
+        let payload = result.unwrap_err();
+        assert_eq!(
+            payload.downcast_ref::<String>().map(String::as_str),
+            Some("boom at 7777")
+        );
+        assert_eq!((0..10u32).into_par_iter().with_pool(pool).sum::<u32>(), 45);
+        set_override(before);
+    }
+}
+
+#[test]
+fn expensive_items_fork_without_being_told_and_cheap_ones_do_not() {
+    let pool = pool(2);
+    let spin = |cost: std::time::Duration| {
+        let start = std::time::Instant::now();
+        while start.elapsed() < cost {}
+    };
+    // Two call sites (two closures): the cutoff remembers each one's cost.
+    let seen = std::sync::Mutex::new(std::collections::HashSet::new());
+    (0..40u64).into_par_iter().with_pool(pool).for_each(|_| {
+        spin(std::time::Duration::from_micros(50)); // worth a fork after one item
+        seen.lock().unwrap().insert(std::thread::current().id());
+    });
+    assert_eq!(seen.lock().unwrap().len(), 2);
+    let caller = std::thread::current().id();
+    let elsewhere = AtomicUsize::new(0);
+    for _ in 0..40 {
+        (0..8u64).into_par_iter().with_pool(pool).for_each(|i| {
+            std::hint::black_box(i); // never worth a fork
+            if std::thread::current().id() != caller {
+                elsewhere.fetch_add(1, Relaxed);
+            }
+        });
+    }
+    assert_eq!(elsewhere.into_inner(), 0);
+}
+
+#[test]
+fn concurrent_callers_on_one_pool_each_get_their_own_partials() {
+    let pool = tine::spawn(3);
+    std::thread::scope(|s| {
+        for k in 0..3u64 {
+            let pool = &pool;
+            s.spawn(move || {
+                set_override(Override::AlwaysFork);
+                for round in 0..2000u64 {
+                    let n = 1000 + round % 7 + k;
+                    let sum: u64 = (0..n).into_par_iter().with_pool(pool).map(|x| x * 2).sum();
+                    assert_eq!(sum, n * (n - 1), "k={k} round={round}");
+                }
+            });
+        }
+    });
+}
