@@ -1,5 +1,5 @@
-//! Zero heap allocations per fork, after warm-up, counted by a global
-//! allocator. Its own test binary, with one test, so nothing else allocates
+//! Zero heap allocations per fork and per parallel-iterator call (every
+//! consumer but `collect`), after warm-up, counted by a global allocator. Its own test binary, with one test, so nothing else allocates
 //! while it counts.
 #![cfg(not(loom))]
 
@@ -57,12 +57,81 @@ macro_rules! all_kinds {
             pool.for_n_dynamic(data.len(), |prong| {
                 sink.fetch_add(data[prong.task_index], Relaxed);
             });
+            pool.for_n_dynamic_grain(data.len(), 16, |prong| {
+                sink.fetch_add(data[prong.task_index], Relaxed);
+            });
+            pool.for_n_guided(data.len(), 4, |prong| {
+                sink.fetch_add(data[prong.task_index], Relaxed);
+            });
             // Nested calls run inline, without allocating either.
             pool.for_threads(|_, _| {
                 pool.for_n(8, |prong| {
                     sink.fetch_add(prong.task_index, Relaxed);
                 });
             });
+        }
+    }};
+}
+
+/// Every parallel-iterator consumer but `collect` on `$pool`, forced to
+/// fork, under every schedule.
+macro_rules! every_consumer {
+    ($pool:expr, $sink:expr, $buffers:expr, $rounds:expr) => {{
+        use tine::par::Schedule;
+        use tine::prelude::*;
+        let (pool, sink) = (&$pool, &$sink);
+        let (data, scratch, out): &mut (Vec<u64>, Vec<u64>, Vec<u64>) = $buffers;
+        for round in 0..$rounds {
+            let schedule = [
+                Schedule::Static,
+                Schedule::Dynamic { grain: 32 },
+                Schedule::Guided { min: 8 },
+            ][round % 3];
+            let par = || data.par_iter().with_pool(pool).schedule(schedule);
+            let mut total = par().sum::<u64>();
+            total += par()
+                .map(|x| std::num::Wrapping(x * 2))
+                .product::<std::num::Wrapping<u64>>()
+                .0;
+            total += par().copied().reduce(|| 0, |a, b| a ^ b);
+            total += par().fold(|| 0u64, |a, &b| a + b).sum::<u64>();
+            total += par().min().copied().unwrap_or(0)
+                + par().max_by_key(|x| *x % 10).copied().unwrap_or(0);
+            total += par().count() as u64
+                + u64::from(par().any(|&x| x == 4000))
+                + u64::from(par().all(|&x| x < 5000));
+            total += par().find_first(|&&x| x > 3000).copied().unwrap_or(0);
+            total += par().position_first(|&x| x > 3000).unwrap_or(0) as u64;
+            total += par()
+                .try_for_each(|&x| if x == 4095 { Err(x) } else { Ok(()) })
+                .err()
+                .unwrap_or(0);
+            total += par()
+                .map(|&x| Some(x))
+                .try_reduce(|| 0, |a, b| Some(a.max(b)))
+                .unwrap_or(0);
+            total += par()
+                .zip(scratch.par_iter())
+                .enumerate()
+                .map(|(i, (a, b))| i as u64 + a + b)
+                .sum::<u64>();
+            scratch
+                .par_iter_mut()
+                .with_pool(pool)
+                .schedule(schedule)
+                .for_each(|x| *x += 1);
+            scratch
+                .par_chunks_mut(64)
+                .with_pool(pool)
+                .for_each(|c| c[0] = 0);
+            total += (0..1000u32)
+                .into_par_iter()
+                .with_pool(pool)
+                .map(u64::from)
+                .sum::<u64>();
+            // Into a Vec that has the capacity: no allocation either.
+            par().map(|x| x + 1).collect_into_vec(out);
+            sink.fetch_add(total as usize + out.len(), Relaxed);
         }
     }};
 }
@@ -81,19 +150,28 @@ fn forks_do_not_allocate() {
             .unwrap()
     };
     let sink = AtomicUsize::new(0);
-    let all = |rounds: usize| {
+    let before = tine::par::cutoff::set_override(tine::par::cutoff::Override::AlwaysFork);
+    // The iterators' inputs and `collect_into_vec`'s output, made before
+    // counting starts.
+    let data: Vec<u64> = (0..4096).collect();
+    let mut buffers = (data.clone(), data.clone(), Vec::with_capacity(data.len()));
+    let mut all = |rounds: usize| {
         all_kinds!(pool, sink, rounds);
+        every_consumer!(pool, sink, &mut buffers, rounds / 10);
         #[cfg(feature = "numa")]
         all_kinds!(distributed, sink, rounds);
+        #[cfg(feature = "numa")]
+        every_consumer!(distributed, sink, &mut buffers, rounds / 10);
     };
     all(100); // warm-up: thread-locals, lazy statics
     COUNTING.store(true, Relaxed);
     all(1000);
     COUNTING.store(false, Relaxed);
+    tine::par::cutoff::set_override(before);
     let allocations = ALLOCATIONS.load(Relaxed);
     assert_eq!(
         allocations, 0,
-        "{allocations} allocations in 5000 forks per pool"
+        "{allocations} allocations in 7000 forks and 1400 parallel-iterator calls per pool"
     );
     assert!(sink.load(Relaxed) > 0);
 }

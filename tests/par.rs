@@ -170,13 +170,12 @@ fn check_all(data: &[i64], pool: &ThreadPool, schedule: Schedule) {
         data.iter().try_for_each(optional)
     );
     let checked = par().map(|&x| if x % 89 == 11 { Err(x) } else { Ok(x) });
-    let serial = data
+    let mut serial = data
         .iter()
         .map(|&x| if x % 89 == 11 { Err(x) } else { Ok(x) });
     assert_eq!(
         checked.try_reduce(|| 0i64, |a, b| Ok(a.wrapping_add(b))),
-        serial.fold(Ok(0i64), |acc, x| acc
-            .and_then(|a| x.map(|b| a.wrapping_add(b))))
+        serial.try_fold(0i64, |a, x| x.map(|b| a.wrapping_add(b)))
     );
     let some_sum = par()
         .map(|&x| (x % 89 != 11).then_some(x))

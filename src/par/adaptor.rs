@@ -24,6 +24,8 @@ pub struct Map<P, F> {
     pub(super) f: F,
 }
 
+// SAFETY: hands its positions to the wrapped producers once each (see the
+// comment at the top of the file).
 unsafe impl<P: Producer, F: Fn(P::Item) -> R + Sync, R> Producer for Map<P, F> {
     type Item = R;
     type Iter<'a>
@@ -79,6 +81,8 @@ impl<It: Iterator, S, F: Fn(&mut S, It::Item) -> R, R> Iterator for MapInitIter<
     }
 }
 
+// SAFETY: hands its positions to the wrapped producers once each (see the
+// comment at the top of the file).
 unsafe impl<P, I, S, F, R> Producer for MapInit<P, I, F>
 where
     P: Producer,
@@ -126,6 +130,8 @@ pub struct Filter<P, F> {
     pub(super) f: F,
 }
 
+// SAFETY: hands its positions to the wrapped producers once each (see the
+// comment at the top of the file).
 unsafe impl<P: Producer, F: Fn(&P::Item) -> bool + Sync> Producer for Filter<P, F> {
     type Item = P::Item;
     type Iter<'a>
@@ -156,6 +162,8 @@ pub struct FilterMap<P, F> {
     pub(super) f: F,
 }
 
+// SAFETY: hands its positions to the wrapped producers once each (see the
+// comment at the top of the file).
 unsafe impl<P: Producer, F: Fn(P::Item) -> Option<R> + Sync, R> Producer for FilterMap<P, F> {
     type Item = R;
     type Iter<'a>
@@ -186,6 +194,8 @@ pub struct FlatMapIter<P, F> {
     pub(super) f: F,
 }
 
+// SAFETY: hands its positions to the wrapped producers once each (see the
+// comment at the top of the file).
 unsafe impl<P, F, I> Producer for FlatMapIter<P, F>
 where
     P: Producer,
@@ -218,6 +228,8 @@ where
 #[derive(Debug)]
 pub struct Enumerate<P>(pub(super) P);
 
+// SAFETY: hands its positions to the wrapped producers once each (see the
+// comment at the top of the file).
 unsafe impl<P: Indexed> Producer for Enumerate<P> {
     type Item = (usize, P::Item);
     type Iter<'a>
@@ -250,6 +262,8 @@ pub struct Zip<A: Producer, B: Producer> {
     pub(super) b: B,
 }
 
+// SAFETY: hands its positions to the wrapped producers once each (see the
+// comment at the top of the file).
 unsafe impl<A: Indexed, B: Indexed> Producer for Zip<A, B> {
     type Item = (A::Item, B::Item);
     type Iter<'a>
@@ -295,6 +309,8 @@ impl<A: Producer, B: Producer> Drop for Zip<A, B> {
 #[derive(Debug)]
 pub struct Copied<P>(pub(super) P);
 
+// SAFETY: hands its positions to the wrapped producers once each (see the
+// comment at the top of the file).
 unsafe impl<'t, P: Producer<Item = &'t T>, T: Copy + 't> Producer for Copied<P> {
     type Item = T;
     type Iter<'a>
@@ -324,6 +340,8 @@ unsafe impl<'t, P: Indexed<Item = &'t T>, T: Copy + 't> Indexed for Copied<P> {}
 #[derive(Debug)]
 pub struct Cloned<P>(pub(super) P);
 
+// SAFETY: hands its positions to the wrapped producers once each (see the
+// comment at the top of the file).
 unsafe impl<'t, P: Producer<Item = &'t T>, T: Clone + 't> Producer for Cloned<P> {
     type Item = T;
     type Iter<'a>
@@ -376,6 +394,8 @@ impl<It: Iterator, I: Fn() -> T, F: Fn(T, It::Item) -> T, T> Iterator for FoldIt
     }
 }
 
+// SAFETY: hands its positions to the wrapped producers once each (see the
+// comment at the top of the file).
 unsafe impl<P, I, F, T> Producer for Fold<P, I, F>
 where
     P: Producer,
@@ -417,6 +437,8 @@ pub struct Pooled<'p, P> {
     pub(super) _pool: PhantomData<&'p ()>,
 }
 
+// SAFETY: hands its positions to the wrapped producers once each (see the
+// comment at the top of the file).
 unsafe impl<P: Producer> Producer for Pooled<'_, P> {
     type Item = P::Item;
     type Iter<'a>

@@ -29,7 +29,7 @@
 //!
 //! # Partials
 //!
-//! Thread `t` leaves a [`Record`] (its partial, and how far it folded) in
+//! Thread `t` leaves a `Record` (its partial, and how far it folded) in
 //! slot `t` of the pool's [`crate::schedule::Partials`] when its share
 //! ends, normally or not; the caller reads the slots after the join. A
 //! caller that cannot have the pool's slots (another thread's call holds

@@ -468,6 +468,11 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// The number of items.
     fn len(&self) -> usize;
 
+    /// Whether there are no items.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Pairs each item with its position.
     fn enumerate(self) -> Par<Enumerate<Self::Indexed>> {
         self.into_indexed().wrap(Enumerate)

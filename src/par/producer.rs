@@ -39,6 +39,11 @@ pub unsafe trait Producer: Sync {
     /// The number of positions.
     fn len(&self) -> usize;
 
+    /// Whether there are no positions.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The items of positions `begin..end`, in order.
     ///
     /// # Safety
@@ -368,7 +373,7 @@ impl<T: RangeInteger> Iterator for RangeIter<T> {
     }
 }
 
-// SAFETY (for each): these producers yield one item per position.
+// SAFETY: this producer, and each below, yields one item per position.
 unsafe impl<T: Sync> super::adaptor::Indexed for SliceProducer<'_, T> {}
 // SAFETY: as above.
 unsafe impl<T: Send> super::adaptor::Indexed for SliceMutProducer<'_, T> {}

@@ -203,6 +203,7 @@ impl GuidedClaims {
 
     /// Where the work not yet handed out begins, once the chunk counter
     /// has reached `claimed` (every chunk below it handed out).
+    #[cfg_attr(not(feature = "std"), allow(dead_code))] // parallel iterators
     pub(crate) fn unclaimed_from(&self, claimed: usize) -> usize {
         let mut cursor = GuidedCursor::default();
         match self.next_chunk(&mut cursor, claimed) {
