@@ -558,3 +558,13 @@ pub fn with_ping_pong<R>(body: impl FnOnce(&mut PingPong<'_>) -> R) -> R {
         })
     })
 }
+
+/// A raw pointer shared with the threads of a hand-written loop, each of
+/// which touches its own disjoint range.
+pub struct SendPtr<T>(pub *mut T);
+
+// SAFETY: users touch disjoint elements from each thread, and the pointee
+// outlives the fork (every fork joins before returning).
+unsafe impl<T: Send> Sync for SendPtr<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Send for SendPtr<T> {}

@@ -1,0 +1,364 @@
+//! Parallel iterators: tine's `par_iter()` against the same loop written
+//! serially, with rayon's `par_iter()`, and by hand on fork_union.
+//!
+//! ```text
+//! cargo run --release -p tine-peers --example par
+//! PAR_ONLY=sum cargo run --release -p tine-peers --example par
+//! ```
+//!
+//! Workloads (every backend runs the same expression):
+//! - `sum`: `v.iter().sum::<f32>()` for 256 to 8M elements;
+//! - `dot`: `a.iter().zip(&b).map(|(x, y)| x * y).sum::<f32>()`, 1M;
+//! - `scale`: `v.iter_mut().for_each(|x| *x *= 1.000001)`, 1M;
+//! - `uneven`: 10k tasks of uneven cost through `map(..).reduce(..)`,
+//!   with tine's static, dynamic (grain 16) and guided schedules.
+//!
+//! Backends: `serial`; `tine` (`pool.install(|| v.par_iter()...)`);
+//! `rayon` (`pool.install(|| v.par_iter()...)`, called from outside its
+//! pool as a program's main thread calls it); `fork_union`: the best
+//! hand-written version, `for_slices` with one cache-padded partial per
+//! thread, added in thread order (`for_n_dynamic` for `uneven`).
+//!
+//! Each (workload, backend) pair gets its own pool, made for it and dropped
+//! after it (fork_union's idle workers spin forever and would steal the
+//! cores). A sample times a batch of calls of at least 200 µs; the table
+//! gives the median of `PAR_SAMPLES` samples (default 31) and the time
+//! relative to serial. Threads: `TINE_BENCH_THREADS` (default: all CPUs).
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tine::par::Schedule;
+use tine::prelude::*;
+use tine_peers::{reduction_input, uneven_task, CachePadded, UNEVEN_TASKS};
+
+const BATCH: Duration = Duration::from_micros(200);
+
+/// Median seconds per call of `call`, over batches of at least [`BATCH`].
+fn measure(samples: usize, mut call: impl FnMut()) -> f64 {
+    let warm_up = Instant::now();
+    let mut fastest = Duration::MAX;
+    while warm_up.elapsed() < Duration::from_millis(30) {
+        let start = Instant::now();
+        call();
+        fastest = fastest.min(start.elapsed());
+    }
+    let batch = (BATCH.as_nanos() / fastest.as_nanos().max(1)).max(1) as u32;
+    let mut times: Vec<f64> = (0..samples)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..batch {
+                call();
+            }
+            start.elapsed().as_secs_f64() / f64::from(batch)
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+fn show(seconds: f64) -> String {
+    match seconds {
+        s if s >= 1e-3 => format!("{:.2} ms", s * 1e3),
+        s if s >= 1e-6 => format!("{:.2} µs", s * 1e6),
+        s => format!("{:.0} ns", s * 1e9),
+    }
+}
+
+fn rayon_pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("rayon pool")
+}
+
+/// fork_union's best hand-written reduction: one share per thread into a
+/// cache-padded partial, added in thread order.
+fn fork_union_sum(
+    pool: &mut fork_union::ThreadPool,
+    partials: &[CachePadded<AtomicU32>],
+    n: usize,
+    share: impl Fn(usize, usize) -> f32 + Sync,
+) -> f32 {
+    pool.for_slices(n, |prong, count| {
+        let sum = share(prong.task_index, prong.task_index + count);
+        partials[prong.thread_index]
+            .0
+            .store(sum.to_bits(), Ordering::Relaxed);
+    });
+    partials
+        .iter()
+        .map(|partial| f32::from_bits(partial.0.swap(0, Ordering::Relaxed)))
+        .sum()
+}
+
+struct Row {
+    workload: String,
+    cells: Vec<(String, f64)>,
+}
+
+fn main() {
+    let threads = tine_peers::threads();
+    let samples: usize = std::env::var("PAR_SAMPLES")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(31)
+        .max(1);
+    let only = std::env::var("PAR_ONLY").ok();
+    let wanted = |name: &str| only.as_deref().map_or(true, |only| name.starts_with(only));
+    println!("{threads} threads, {samples} samples per cell; time vs serial (below 1x: faster than serial)\n");
+    let partials: Vec<CachePadded<AtomicU32>> =
+        (0..threads).map(|_| CachePadded::default()).collect();
+    let mut rows = Vec::new();
+
+    if wanted("sum") {
+        for n in [256, 1536, 16 << 10, 128 << 10, 1 << 20, 8 << 20] {
+            let data = reduction_input(n);
+            let expected: f32 = data.iter().sum();
+            let check =
+                |got: f32| assert!(tine_peers::sums_agree(got, expected), "{got} vs {expected}");
+            let mut cells = Vec::new();
+            cells.push((
+                "serial".into(),
+                measure(samples, || check(black_box(&data).iter().sum())),
+            ));
+            let pool = tine::ThreadPool::try_spawn(threads).unwrap();
+            cells.push((
+                "tine".into(),
+                measure(samples, || {
+                    pool.install(|| check(black_box(&data).par_iter().sum()))
+                }),
+            ));
+            drop(pool);
+            let pool = rayon_pool(threads);
+            cells.push((
+                "rayon".into(),
+                measure(samples, || {
+                    pool.install(|| check(black_box(&data).par_iter().sum()))
+                }),
+            ));
+            drop(pool);
+            let mut pool = fork_union::ThreadPool::try_spawn(threads).unwrap();
+            let data = &data;
+            cells.push((
+                "fork_union".into(),
+                measure(samples, || {
+                    check(fork_union_sum(&mut pool, &partials, n, |b, e| {
+                        data[b..e].iter().sum()
+                    }))
+                }),
+            ));
+            drop(pool);
+            rows.push(Row {
+                workload: format!("sum, {n} f32"),
+                cells,
+            });
+        }
+    }
+
+    if wanted("dot") {
+        let n = 1 << 20;
+        let (a, b) = (reduction_input(n), reduction_input(n + 7)[7..].to_vec());
+        let dot = |a: &[f32], b: &[f32]| -> f32 { a.iter().zip(b).map(|(x, y)| x * y).sum() };
+        let expected = dot(&a, &b);
+        let check =
+            |got: f32| assert!(tine_peers::sums_agree(got, expected), "{got} vs {expected}");
+        let mut cells = Vec::new();
+        cells.push((
+            "serial".into(),
+            measure(samples, || check(dot(black_box(&a), &b))),
+        ));
+        let par_dot = || -> f32 { black_box(&a).par_iter().zip(&b).map(|(x, y)| x * y).sum() };
+        let pool = tine::ThreadPool::try_spawn(threads).unwrap();
+        cells.push((
+            "tine".into(),
+            measure(samples, || pool.install(|| check(par_dot()))),
+        ));
+        drop(pool);
+        let pool = rayon_pool(threads);
+        cells.push((
+            "rayon".into(),
+            measure(samples, || {
+                pool.install(|| {
+                    let got: f32 = rayon::prelude::ParallelIterator::sum(
+                        rayon::prelude::ParallelIterator::map(
+                            rayon::prelude::IndexedParallelIterator::zip(
+                                rayon::prelude::IntoParallelRefIterator::par_iter(black_box(&a)),
+                                &b,
+                            ),
+                            |(x, y)| x * y,
+                        ),
+                    );
+                    check(got)
+                })
+            }),
+        ));
+        drop(pool);
+        let mut pool = fork_union::ThreadPool::try_spawn(threads).unwrap();
+        let (a, b) = (&a, &b);
+        cells.push((
+            "fork_union".into(),
+            measure(samples, || {
+                check(fork_union_sum(&mut pool, &partials, n, |s, e| {
+                    dot(&a[s..e], &b[s..e])
+                }))
+            }),
+        ));
+        drop(pool);
+        rows.push(Row {
+            workload: format!("dot, {n} f32"),
+            cells,
+        });
+    }
+
+    if wanted("scale") {
+        let n = 1 << 20;
+        let mut data = reduction_input(n);
+        let mut cells = Vec::new();
+        cells.push((
+            "serial".into(),
+            measure(samples, || {
+                black_box(&mut data)
+                    .iter_mut()
+                    .for_each(|x| *x *= 1.000_001)
+            }),
+        ));
+        let pool = tine::ThreadPool::try_spawn(threads).unwrap();
+        cells.push((
+            "tine".into(),
+            measure(samples, || {
+                pool.install(|| {
+                    black_box(&mut data)
+                        .par_iter_mut()
+                        .for_each(|x| *x *= 1.000_001)
+                })
+            }),
+        ));
+        drop(pool);
+        let pool = rayon_pool(threads);
+        cells.push((
+            "rayon".into(),
+            measure(samples, || {
+                pool.install(|| {
+                    rayon::prelude::ParallelIterator::for_each(
+                        rayon::prelude::IntoParallelRefMutIterator::par_iter_mut(black_box(
+                            &mut data,
+                        )),
+                        |x| *x *= 1.000_001,
+                    )
+                })
+            }),
+        ));
+        drop(pool);
+        let mut pool = fork_union::ThreadPool::try_spawn(threads).unwrap();
+        let base = tine_peers::SendPtr(data.as_mut_ptr());
+        cells.push((
+            "fork_union".into(),
+            measure(samples, || {
+                let base = &base;
+                pool.for_slices(n, |prong, count| {
+                    // SAFETY: each thread gets a disjoint range of `data`,
+                    // which outlives the call.
+                    let mine = unsafe {
+                        std::slice::from_raw_parts_mut(base.0.add(prong.task_index), count)
+                    };
+                    mine.iter_mut().for_each(|x| *x *= 1.000_001);
+                });
+            }),
+        ));
+        drop(pool);
+        rows.push(Row {
+            workload: format!("scale, {n} f32 in place"),
+            cells,
+        });
+    }
+
+    if wanted("uneven") {
+        let n = UNEVEN_TASKS;
+        let expected = tine_peers::uneven_checksum(n);
+        let check = |got: u64| assert_eq!(got, expected);
+        let task = |i: usize| uneven_task(i, n);
+        let mut cells = Vec::new();
+        cells.push((
+            "serial".into(),
+            measure(samples, || {
+                check((0..n).map(task).fold(0, u64::wrapping_add))
+            }),
+        ));
+        let pool = tine::ThreadPool::try_spawn(threads).unwrap();
+        for (name, schedule) in [
+            ("tine static", Schedule::Static),
+            ("tine dynamic 16", Schedule::Dynamic { grain: 16 }),
+            ("tine guided 4", Schedule::Guided { min: 4 }),
+        ] {
+            cells.push((
+                name.into(),
+                measure(samples, || {
+                    pool.install(|| {
+                        check(
+                            (0..n)
+                                .into_par_iter()
+                                .schedule(schedule)
+                                .map(task)
+                                .reduce(|| 0, u64::wrapping_add),
+                        )
+                    })
+                }),
+            ));
+        }
+        drop(pool);
+        let pool = rayon_pool(threads);
+        cells.push((
+            "rayon".into(),
+            measure(samples, || {
+                pool.install(|| {
+                    check(rayon::prelude::ParallelIterator::reduce(
+                        rayon::prelude::ParallelIterator::map(
+                            rayon::prelude::IntoParallelIterator::into_par_iter(0..n),
+                            task,
+                        ),
+                        || 0,
+                        u64::wrapping_add,
+                    ))
+                })
+            }),
+        ));
+        drop(pool);
+        let mut pool = fork_union::ThreadPool::try_spawn(threads).unwrap();
+        let sums: Vec<CachePadded<AtomicU64>> =
+            (0..threads).map(|_| CachePadded::default()).collect();
+        cells.push((
+            "fork_union dynamic".into(),
+            measure(samples, || {
+                pool.for_n_dynamic(n, |prong| {
+                    let slot = &sums[prong.thread_index].0;
+                    slot.store(
+                        slot.load(Ordering::Relaxed)
+                            .wrapping_add(task(prong.task_index)),
+                        Ordering::Relaxed,
+                    );
+                });
+                check(
+                    sums.iter()
+                        .fold(0, |acc, s| acc.wrapping_add(s.0.swap(0, Ordering::Relaxed))),
+                );
+            }),
+        ));
+        drop(pool);
+        rows.push(Row {
+            workload: format!("uneven, {n} tasks"),
+            cells,
+        });
+    }
+
+    for row in rows {
+        println!("### {}\n", row.workload);
+        println!("| backend | median | vs serial |");
+        println!("|---|---:|---:|");
+        let serial = row.cells[0].1;
+        for (name, seconds) in &row.cells {
+            println!("| {name} | {} | {:.2}x |", show(*seconds), seconds / serial);
+        }
+        println!();
+    }
+}
