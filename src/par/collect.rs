@@ -138,3 +138,44 @@ impl<T: Send> Consumer<T> for Gather {
         left
     }
 }
+
+/// `collect::<Result<Vec<_>, E>>()`: the `Ok` values, or an error. Items
+/// after an error are still consumed (their results dropped), and which
+/// error comes back when several fail is unspecified, as in rayon.
+impl<C, T, E> FromParallelIterator<Result<T, E>> for Result<C, E>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+    E: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Result<T, E>>>(iter: I) -> Self {
+        let failure = std::sync::Mutex::new(None);
+        let collected = C::from_par_iter(iter.into_par_iter().filter_map(|item| match item {
+            Ok(value) => Some(value),
+            Err(error) => {
+                let mut slot = failure.lock().unwrap_or_else(|poison| poison.into_inner());
+                slot.get_or_insert(error);
+                None
+            }
+        }));
+        match failure
+            .into_inner()
+            .unwrap_or_else(|poison| poison.into_inner())
+        {
+            Some(error) => Err(error),
+            None => Ok(collected),
+        }
+    }
+}
+
+/// `collect::<Option<Vec<_>>>()`: the values, or `None` if any item is.
+impl<C, T> FromParallelIterator<Option<T>> for Option<C>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Option<T>>>(iter: I) -> Self {
+        let items = iter.into_par_iter().map(|item| item.ok_or(()));
+        Result::<C, ()>::from_par_iter(items).ok()
+    }
+}

@@ -156,7 +156,7 @@ pub trait ParallelIterator: Sized + Send {
     type Item: Send;
     /// The producer behind the iterator (an implementation detail).
     #[doc(hidden)]
-    type Producer: Producer<Item = Self::Item>;
+    type Producer: Producer<Item = Self::Item> + Send;
 
     /// The iterator as a [`Par`] (an implementation detail).
     #[doc(hidden)]
