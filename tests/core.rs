@@ -523,16 +523,23 @@ fn the_best_micro_yield_and_every_available_one_run() {
 /// as the simplest valid implementation does.
 struct Serial(usize);
 
-// SAFETY: every index in `0..threads` runs once, on the caller, before
-// `fork_join` returns.
+// SAFETY: every index in `0..threads` runs once, on the caller, even if
+// some panic, before `fork_join` returns or resumes the first panic.
 unsafe impl ForkJoin for Serial {
     fn threads(&self) -> usize {
         self.0
     }
 
     fn fork_join(&self, share: &tine::Share<'_>) {
+        let mut first_panic = None;
         for thread_index in 0..self.0 {
-            share(thread_index, 0);
+            let ran = catch_unwind(AssertUnwindSafe(|| share(thread_index, 0)));
+            if let Err(payload) = ran {
+                first_panic.get_or_insert(payload);
+            }
+        }
+        if let Some(payload) = first_panic {
+            std::panic::resume_unwind(payload);
         }
     }
 }

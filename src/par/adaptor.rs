@@ -123,6 +123,88 @@ where
 {
 }
 
+/// `map_with`: a clone of `value` per range as the state.
+#[derive(Debug)]
+pub struct MapWith<P, S, F> {
+    pub(super) base: P,
+    pub(super) value: S,
+    pub(super) f: F,
+}
+
+// SAFETY: hands its positions to the wrapped producer once each.
+unsafe impl<P, S, F, R> Producer for MapWith<P, S, F>
+where
+    P: Producer,
+    S: Clone + Sync,
+    F: Fn(&mut S, P::Item) -> R + Sync,
+{
+    type Item = R;
+    type Iter<'a>
+        = MapInitIter<'a, P::Iter<'a>, S, F>
+    where
+        Self: 'a;
+    const EXACT: bool = P::EXACT;
+
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+        MapInitIter {
+            // SAFETY: forwarded from the caller.
+            base: unsafe { self.base.range(begin, end) },
+            state: self.value.clone(),
+            f: &self.f,
+        }
+    }
+
+    unsafe fn drop_range(&self, begin: usize, end: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.base.drop_range(begin, end) }
+    }
+}
+// SAFETY: one item per position when the base has one.
+unsafe impl<P, S, F, R> Indexed for MapWith<P, S, F>
+where
+    P: Indexed,
+    S: Clone + Sync,
+    F: Fn(&mut S, P::Item) -> R + Sync,
+{
+}
+
+/// `inspect`: each item passes `f` by reference on its way.
+#[derive(Debug)]
+pub struct Inspect<P, F> {
+    pub(super) base: P,
+    pub(super) f: F,
+}
+
+// SAFETY: hands its positions to the wrapped producer once each.
+unsafe impl<P: Producer, F: Fn(&P::Item) + Sync> Producer for Inspect<P, F> {
+    type Item = P::Item;
+    type Iter<'a>
+        = core::iter::Inspect<P::Iter<'a>, &'a F>
+    where
+        Self: 'a;
+    const EXACT: bool = P::EXACT;
+
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.base.range(begin, end) }.inspect(&self.f)
+    }
+
+    unsafe fn drop_range(&self, begin: usize, end: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.base.drop_range(begin, end) }
+    }
+}
+// SAFETY: one item per position when the base has one.
+unsafe impl<P: Indexed, F: Fn(&P::Item) + Sync> Indexed for Inspect<P, F> {}
+
 /// `filter`.
 #[derive(Debug)]
 pub struct Filter<P, F> {

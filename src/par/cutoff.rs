@@ -21,6 +21,10 @@
 //! next 15 calls from that site decide from it without reading the clock;
 //! every 16th call measures again.
 //!
+//! A measured cost may at most double from one measurement of a site to the
+//! next, so a probe that the OS descheduled does not make the next calls
+//! fork; a real rise is followed within a few measurements.
+//!
 //! The cutoff decides only who runs the work, never how it is split: the
 //! static ranges, and the blocks within them, are the same whether the
 //! call forks or not, so a reduction's bits do not depend on the decision.
@@ -190,6 +194,16 @@ impl Cutoff {
     fn remember(&self, ps_per_position: u64) {
         let slot = (self.key >> 4) % SITES;
         SITES_SEEN.with(|sites| {
+            let seen = sites[slot].get();
+            // A probe the OS descheduled only looks slower: a site's cost
+            // may at most double from one measurement to the next, so one
+            // such probe cannot make the next 15 calls fork. A cost that
+            // really grew is followed within a few measurements.
+            let ps_per_position = if seen.key == self.key {
+                ps_per_position.min(seen.ps_per_position.saturating_mul(2).max(1))
+            } else {
+                ps_per_position
+            };
             sites[slot].set(Site {
                 key: self.key,
                 ps_per_position,

@@ -84,21 +84,46 @@ pub(crate) fn drive<P: Producer, C: Consumer<P::Item>>(
     config: &Config,
     consumer: &C,
 ) -> C::Acc {
+    if crate::team::in_task() {
+        // Inside a task every call runs inline: no pool is needed (and the
+        // global one is not started for it).
+        return run(None, producer, config, consumer);
+    }
     match config.pool {
         // SAFETY: `with_pool` stored it, and the iterator's type keeps it
         // from outliving the pool (`Pooled`).
-        Some(pool) => run(unsafe { pool.0.as_ref() }, producer, config, consumer),
-        None => super::global::with_current(|pool| run(pool, producer, config, consumer)),
+        Some(pool) => run(Some(unsafe { pool.0.as_ref() }), producer, config, consumer),
+        None => super::global::with_current(|pool| run(Some(pool), producer, config, consumer)),
     }
 }
 
-/// One thread's result, left in its slot.
+/// One thread's result, left in its slot. The caller writes every slot
+/// before the fork with nothing folded and nothing handed out, so a share
+/// that never runs (or dies before its guard exists) still leaves a true
+/// record.
 struct Record<A> {
-    /// `None` if the thread's share unwound.
+    /// `None` if the thread's share unwound or never ran.
     acc: Option<A>,
     /// Positions `begin..done` of its static range were folded.
     begin: usize,
     done: usize,
+    /// Positions `handed..end` of its static range were never handed out.
+    handed: usize,
+    end: usize,
+}
+
+impl<A> Record<A> {
+    /// The record of a static range (or, for claims, an empty one) that no
+    /// share has touched yet.
+    fn untouched(begin: usize, end: usize) -> Self {
+        Record {
+            acc: None,
+            begin,
+            done: begin,
+            handed: begin,
+            end,
+        }
+    }
 }
 
 /// Everything a call's threads share.
@@ -113,8 +138,9 @@ struct Call<'a, P, C, A> {
     _acc: core::marker::PhantomData<fn() -> A>,
 }
 
+/// Runs the call on `pool`, or alone on the caller if `None`.
 fn run<P: Producer, C: Consumer<P::Item>>(
-    pool: &dyn ForkJoin,
+    pool: Option<&dyn ForkJoin>,
     producer: &P,
     config: &Config,
     consumer: &C,
@@ -123,11 +149,9 @@ fn run<P: Producer, C: Consumer<P::Item>>(
     if n == 0 {
         return consumer.start();
     }
-    let alone = crate::team::in_task() || pool.threads() == 1;
-    let used = if alone {
-        1
-    } else {
-        pool.threads().min(n / config.min_len.max(1)).max(1)
+    let used = match pool {
+        Some(pool) => pool.threads().min(n / config.min_len.max(1)).max(1),
+        None => 1,
     };
     let mut max_block = config.max_len.max(1);
     if C::STOPS {
@@ -147,7 +171,7 @@ fn run<P: Producer, C: Consumer<P::Item>>(
         halt: CachePadded::new(AtomicBool::new(false)),
         _acc: core::marker::PhantomData,
     };
-    let key = run::<P, C> as fn(&dyn ForkJoin, &P, &Config, &C) -> C::Acc as usize;
+    let key = run::<P, C> as fn(Option<&dyn ForkJoin>, &P, &Config, &C) -> C::Acc as usize;
     match schedule {
         Schedule::Dynamic { grain } => match GrainClaims::new(n, grain.min(max_block), used) {
             Some(claims) => {
@@ -182,6 +206,17 @@ struct Walk {
 }
 
 impl Walk {
+    /// No range: what the caller's guard holds before its first partial.
+    fn empty() -> Self {
+        Walk {
+            begin: 0,
+            done: 0,
+            cursor: 0,
+            end: 0,
+            grow: usize::MAX,
+        }
+    }
+
     fn new(n: usize, used: usize, thread: usize) -> Self {
         let (begin, count) = split(n, used, thread);
         Walk {
@@ -287,13 +322,16 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
     }
 
     /// The static plan: see the module docs.
-    fn run_static(&self, pool: &dyn ForkJoin, key: usize) -> C::Acc {
+    fn run_static(&self, pool: Option<&dyn ForkJoin>, key: usize) -> C::Acc {
         let mut cutoff = Cutoff::new(key, self.n);
-        let mut acc = Some(self.consumer.start());
+        // Made before the first partial: if `start` panics, the guard drops
+        // every position.
         let mut serial = SerialGuard {
             call: self,
-            walk: Walk::new(self.n, self.used, 0),
+            walk: Walk::empty(),
         };
+        let mut acc = Some(self.consumer.start());
+        serial.walk = Walk::new(self.n, self.used, 0);
         // The caller alone, until the cutoff decides.
         let mut decision = if self.used == 1 {
             Decision::Serial
@@ -323,8 +361,10 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
         self.finish_walk(&mut serial.walk, &mut acc);
         let mut total = acc.expect("a partial");
         for thread in 1..self.used {
-            serial.walk = Walk::new(self.n, self.used, thread);
+            // `start` first: while it runs, the guard's walk is the range
+            // just finished, so a panic drops this range and every later one.
             let mut acc = Some(self.consumer.start());
+            serial.walk = Walk::new(self.n, self.used, thread);
             self.finish_walk(&mut serial.walk, &mut acc);
             total = self.consumer.combine(total, acc.expect("a partial"));
         }
@@ -334,16 +374,31 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
 
     /// The fork of a static call, thread 0 going on from `walk` with
     /// `acc`.
-    fn fork_static(&self, pool: &dyn ForkJoin, walk0: Walk, acc0: Option<C::Acc>) -> C::Acc {
+    fn fork_static(
+        &self,
+        pool: Option<&dyn ForkJoin>,
+        walk0: Walk,
+        acc0: Option<C::Acc>,
+    ) -> C::Acc {
+        let pool = pool.expect("a call with several threads has a pool");
         let slots: Slots<'_, Record<C::Acc>> = Slots::new(pool, self.used);
-        // SAFETY: slot 0 is ours until the fork; share 0 takes it back.
+        // SAFETY: the slots are ours until the fork; each share takes its
+        // own back (slot 0: the caller's record so far).
         unsafe {
             slots.ptr(0).write(Record {
                 acc: acc0,
                 begin: walk0.begin,
                 done: walk0.done,
-            })
-        };
+                handed: walk0.cursor,
+                end: walk0.end,
+            });
+            for thread in 1..self.used {
+                let walk = Walk::new(self.n, self.used, thread);
+                slots
+                    .ptr(thread)
+                    .write(Record::untouched(walk.begin, walk.end));
+            }
+        }
         let walk0 = UnsafeSync(walk0);
         let collect = CollectGuard {
             call: self,
@@ -353,24 +408,27 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
             if thread >= self.used {
                 return;
             }
-            let (walk, acc) = if thread == 0 {
-                // SAFETY: written above, read once by share 0 (each thread
-                // index runs once).
-                let record = unsafe { slots.ptr(0).read() };
-                (walk0.0, record.acc)
+            // SAFETY: written above; each thread index runs once.
+            let record = unsafe { slots.ptr(thread).read() };
+            let walk = if thread == 0 {
+                walk0.0
             } else {
-                (
-                    Walk::new(self.n, self.used, thread),
-                    Some(self.consumer.start()),
-                )
+                Walk::new(self.n, self.used, thread)
             };
+            // The guard first: whatever happens next, it leaves a record.
             let mut share = ShareGuard::<P, C> {
+                call: self,
                 slots: &slots,
                 thread,
                 walk,
-                acc,
+                acc: record.acc,
+                started: false,
                 finished: false,
             };
+            if thread != 0 {
+                share.acc = Some(self.consumer.start());
+            }
+            share.started = true;
             self.finish_walk(&mut share.walk, &mut share.acc);
             share.finished = true;
         });
@@ -382,7 +440,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
     /// no one claimed.
     fn run_claims(
         &self,
-        pool: &dyn ForkJoin,
+        pool: Option<&dyn ForkJoin>,
         key: usize,
         claim: impl Fn(&AtomicUsize, &mut GuidedCursor) -> Option<(usize, usize)> + Sync,
         unclaimed: impl Fn(usize) -> usize,
@@ -410,15 +468,19 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
             }
         }
         if decision == Decision::Fork && going {
+            let pool = pool.expect("a call with several threads has a pool");
             let slots: Slots<'_, Record<C::Acc>> = Slots::new(pool, self.used);
-            // SAFETY: slot 0 is ours until the fork; share 0 takes it back.
+            // SAFETY: the slots are ours until the fork; each share takes
+            // its own back (slot 0: the caller's partial so far).
             unsafe {
                 slots.ptr(0).write(Record {
                     acc,
-                    begin: 0,
-                    done: 0,
-                })
-            };
+                    ..Record::untouched(0, 0)
+                });
+                for thread in 1..self.used {
+                    slots.ptr(thread).write(Record::untouched(0, 0));
+                }
+            }
             let cursor0 = UnsafeSync(cursor);
             let collect = CollectGuard {
                 call: self,
@@ -428,19 +490,23 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
                 if thread >= self.used {
                     return;
                 }
-                let (mut cursor, acc) = if thread == 0 {
-                    // SAFETY: written above, read once by share 0.
-                    (cursor0.0, unsafe { slots.ptr(0).read() }.acc)
-                } else {
-                    (GuidedCursor::default(), Some(self.consumer.start()))
-                };
+                // SAFETY: written above; each thread index runs once.
+                let record = unsafe { slots.ptr(thread).read() };
                 let mut share = ClaimGuard {
                     call: self,
                     slots: &slots,
                     thread,
-                    acc,
+                    acc: record.acc,
                     finished: false,
                 };
+                let mut cursor = if thread == 0 {
+                    cursor0.0
+                } else {
+                    GuidedCursor::default()
+                };
+                if thread != 0 {
+                    share.acc = Some(self.consumer.start());
+                }
                 while let Some((begin, end)) = claim(&counter, &mut cursor) {
                     if !self.chunk(&mut share.acc, begin, end) {
                         break;
@@ -479,22 +545,38 @@ impl<P: Producer, C: Consumer<P::Item>> Drop for DropRest<'_, '_, P, C> {
     }
 }
 
-/// Leaves a static share's record in its slot, on every way out.
-struct ShareGuard<'s, P: Producer, C: Consumer<P::Item>> {
+/// Leaves a static share's record in its slot, on every way out, and
+/// halts the others if it unwinds.
+struct ShareGuard<'c, 'a, 's, P: Producer, C: Consumer<P::Item>> {
+    call: &'c Call<'a, P, C, C::Acc>,
     slots: &'s Slots<'s, Record<C::Acc>>,
     thread: usize,
     walk: Walk,
     acc: Option<C::Acc>,
+    /// Set once the share has its partial and walks its range: from then
+    /// on every position of the range is folded or dropped by the walk (its
+    /// `DropRest` guards included).
+    started: bool,
     /// Set once the share's work returned: otherwise it is unwinding.
     finished: bool,
 }
 
-impl<P: Producer, C: Consumer<P::Item>> Drop for ShareGuard<'_, P, C> {
+impl<P: Producer, C: Consumer<P::Item>> Drop for ShareGuard<'_, '_, '_, P, C> {
     fn drop(&mut self) {
+        if !self.finished {
+            // Relaxed: a hint; the join orders the rest.
+            self.call.halt.store(true, Ordering::Relaxed);
+        }
         let record = Record {
             acc: if self.finished { self.acc.take() } else { None },
             begin: self.walk.begin,
             done: self.walk.done,
+            handed: if self.started {
+                self.walk.end
+            } else {
+                self.walk.cursor
+            },
+            end: self.walk.end,
         };
         // SAFETY: slot `thread` is this share's alone during the fork.
         unsafe { self.slots.ptr(self.thread).write(record) };
@@ -519,8 +601,7 @@ impl<P: Producer, C: Consumer<P::Item>> Drop for ClaimGuard<'_, '_, '_, P, C> {
         }
         let record = Record {
             acc: if self.finished { self.acc.take() } else { None },
-            begin: 0,
-            done: 0,
+            ..Record::untouched(0, 0)
         };
         // SAFETY: slot `thread` is this share's alone during the fork.
         unsafe { self.slots.ptr(self.thread).write(record) };
@@ -540,10 +621,12 @@ impl<P: Producer, C: Consumer<P::Item>> CollectGuard<'_, '_, '_, P, C> {
         core::mem::forget(self);
         let mut total: Option<C::Acc> = None;
         for thread in 0..call.used {
-            // SAFETY: every share wrote its record before the join, which
-            // has happened (the fork returned).
+            // SAFETY: every slot holds a record (written before the fork,
+            // rewritten by each share before the join, which has happened).
             let record = unsafe { slots.ptr(thread).read() };
-            let acc = record.acc.expect("a share that returned left its partial");
+            let Some(acc) = record.acc else {
+                panic!("the pool's `ForkJoin::fork_join` returned without running thread {thread}");
+            };
             total = Some(match total {
                 None => acc,
                 Some(left) => call.consumer.combine(left, acc),
@@ -557,10 +640,14 @@ impl<P: Producer, C: Consumer<P::Item>> Drop for CollectGuard<'_, '_, '_, P, C> 
     fn drop(&mut self) {
         for thread in 0..self.call.used {
             // SAFETY: the fork has joined (it is unwinding on the caller),
-            // and every share left a record on its way out.
+            // and every slot holds a record: written before the fork, and
+            // rewritten by each share that ran.
             let record = unsafe { self.slots.ptr(thread).read() };
             drop(record.acc);
             self.call.consumer.cleanup(record.begin, record.done);
+            // SAFETY: never handed out (a share that never ran, or died
+            // before walking its range).
+            unsafe { self.call.producer.drop_range(record.handed, record.end) };
         }
     }
 }

@@ -7,8 +7,8 @@
 //! consumer hands it to the driver (`drive.rs`), which forks once.
 
 use super::adaptor::{
-    Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Fold, Indexed, Map, MapInit, Pooled,
-    Zip,
+    Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Fold, Indexed, Inspect, Map,
+    MapInit, MapWith, Pooled, Zip,
 };
 use super::consume;
 use super::producer::Producer;
@@ -43,12 +43,20 @@ pub enum Schedule {
     /// Threads claim `grain` positions at a time from a shared counter, one
     /// `fetch_add` per claim (`schedule(dynamic, grain)`). A grain of 0
     /// counts as 1.
+    ///
+    /// Each thread folds the blocks it claims, which interleave with other
+    /// threads' blocks, and the partials combine in thread order: so
+    /// `reduce`, `sum`, `product` and `fold` need an operation that is
+    /// commutative as well as associative (as OpenMP's reductions do).
+    /// `collect` keeps input order whatever the schedule (it runs static),
+    /// and `min`, `max`, `find_first` and the like compare positions.
     Dynamic {
         /// Positions per claim.
         grain: usize,
     },
     /// Threads claim `max(ceil(remaining / threads), min)` positions at a
-    /// time, one `fetch_add` per claim (`schedule(guided, min)`).
+    /// time, one `fetch_add` per claim (`schedule(guided, min)`). As for
+    /// `Dynamic`, reductions need a commutative operation.
     Guided {
         /// The smallest claim but the last.
         min: usize,
@@ -182,6 +190,25 @@ pub trait ParallelIterator: Sized + Send {
         self.into_par().wrap(|base| MapInit { base, init, f })
     }
 
+    /// Applies `f` to each item with a clone of `value` per range a thread
+    /// runs (rayon's `map_with`).
+    fn map_with<S, F, R>(self, value: S, f: F) -> Par<MapWith<Self::Producer, S, F>>
+    where
+        S: Clone + Send + Sync,
+        F: Fn(&mut S, Self::Item) -> R + Sync + Send,
+        R: Send,
+    {
+        self.into_par().wrap(|base| MapWith { base, value, f })
+    }
+
+    /// Calls `f` on a reference to each item as it passes.
+    fn inspect<F>(self, f: F) -> Par<Inspect<Self::Producer, F>>
+    where
+        F: Fn(&Self::Item) + Sync + Send,
+    {
+        self.into_par().wrap(|base| Inspect { base, f })
+    }
+
     /// Keeps the items for which `f` is true.
     fn filter<F>(self, f: F) -> Par<Filter<Self::Producer, F>>
     where
@@ -288,6 +315,58 @@ pub trait ParallelIterator: Sized + Send {
         F: Fn(Self::Item) + Sync + Send,
     {
         consume::for_each(self.into_par(), f)
+    }
+
+    /// Calls `f` on each item with a state that `init` makes once per range
+    /// a thread runs.
+    fn for_each_init<I, S, F>(self, init: I, f: F)
+    where
+        I: Fn() -> S + Sync + Send,
+        F: Fn(&mut S, Self::Item) + Sync + Send,
+    {
+        self.map_init(init, f).for_each(|()| {})
+    }
+
+    /// Calls `f` on each item with a clone of `value` per range a thread
+    /// runs.
+    fn for_each_with<S, F>(self, value: S, f: F)
+    where
+        S: Clone + Send + Sync,
+        F: Fn(&mut S, Self::Item) + Sync + Send,
+    {
+        self.map_with(value, f).for_each(|()| {})
+    }
+
+    /// Reduces the items with `op`; `None` if there are none.
+    fn reduce_with<F>(self, op: F) -> Option<Self::Item>
+    where
+        F: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+    {
+        self.map(Some).reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(op(a, b)),
+                (a, b) => a.or(b),
+            },
+        )
+    }
+
+    /// Some item's `Some` result of `f`, stopping the call at the first.
+    fn find_map_any<F, R>(self, f: F) -> Option<R>
+    where
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        consume::find(self.into_par(), f, false)
+    }
+
+    /// The first item's (in input order) `Some` result of `f`.
+    fn find_map_first<F, R>(self, f: F) -> Option<R>
+    where
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        consume::find(self.into_par(), f, true)
     }
 
     /// Sums the items. Partials combine in thread order; see the crate docs
@@ -427,8 +506,10 @@ pub trait ParallelIterator: Sized + Send {
         consume::try_for_each(self.into_par(), f)
     }
 
-    /// Reduces `Ok`/`Some` values with `op`, stopping at the first error
-    /// (the one of the lowest position, as for `try_for_each`).
+    /// Reduces `Ok`/`Some` values with `op`, stopping at the first error:
+    /// of the errors found among the items, the one of the lowest position
+    /// (an error that `op` returns when combining two threads' partials
+    /// counts as coming after them).
     fn try_reduce<T, I, F>(self, identity: I, op: F) -> Self::Item
     where
         I: Fn() -> T + Sync + Send,
@@ -478,7 +559,9 @@ pub trait IndexedParallelIterator: ParallelIterator {
         self.into_indexed().wrap(Enumerate)
     }
 
-    /// Pairs items with `other`'s, as long as the shorter of the two.
+    /// Pairs items with `other`'s, as long as the shorter of the two. The
+    /// call runs with `self`'s settings (schedule, pool, lengths); `other`'s
+    /// are ignored.
     fn zip<Z>(
         self,
         other: Z,

@@ -93,8 +93,8 @@ mod producer;
 mod source;
 
 pub use adaptor::{
-    Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Fold, FoldIter, Indexed, Map,
-    MapInit, MapInitIter, Pooled, Zip,
+    Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Fold, FoldIter, Indexed, Inspect,
+    Map, MapInit, MapInitIter, MapWith, Pooled, Zip,
 };
 pub use global::{current_num_threads, global, THREADS_VAR};
 pub use iter::{

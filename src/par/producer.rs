@@ -163,8 +163,12 @@ unsafe impl<'a, T: Sync> Producer for ChunksProducer<'a, T> {
     }
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        let stop = self.slice.len().min(end * self.size);
-        self.slice[begin * self.size..stop].chunks(self.size)
+        let len = self.slice.len();
+        let (start, stop) = (
+            len.min(begin.saturating_mul(self.size)),
+            len.min(end.saturating_mul(self.size)),
+        );
+        self.slice[start..stop].chunks(self.size)
     }
 
     unsafe fn drop_range(&self, _begin: usize, _end: usize) {}
@@ -191,9 +195,13 @@ unsafe impl<'a, T: Send> Producer for ChunksMutProducer<'a, T> {
     }
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        let stop = self.slice.len.min(end * self.size);
-        // SAFETY: chunk positions map to disjoint element ranges.
-        unsafe { self.slice.sub_slice(begin * self.size, stop) }.chunks_mut(self.size)
+        let len = self.slice.len;
+        let (start, stop) = (
+            len.min(begin.saturating_mul(self.size)),
+            len.min(end.saturating_mul(self.size)),
+        );
+        // SAFETY: chunk positions map to disjoint element ranges, in bounds.
+        unsafe { self.slice.sub_slice(start, stop) }.chunks_mut(self.size)
     }
 
     unsafe fn drop_range(&self, _begin: usize, _end: usize) {}
@@ -224,10 +232,12 @@ impl<T> VecProducer<T> {
 unsafe impl<T: Send> Sync for VecProducer<T> {}
 
 /// The items of one range of a [`VecProducer`], moved out as they are
-/// yielded; the ones not yielded are dropped with the iterator.
+/// yielded; the ones not yielded are dropped with the iterator. Positions
+/// are counted, not compared as pointers, so zero-sized items work too.
 pub struct VecRange<'a, T> {
-    next: *const T,
-    end: *const T,
+    base: *const T,
+    next: usize,
+    end: usize,
     _items: PhantomData<&'a T>,
 }
 
@@ -239,24 +249,31 @@ impl<T> Iterator for VecRange<'_, T> {
         if self.next == self.end {
             return None;
         }
-        // SAFETY: `next` is below `end`, on an item of this range that has
-        // not been moved out (each position is read once).
-        let item = unsafe { self.next.read() };
-        // SAFETY: still within (or one past) the range.
-        self.next = unsafe { self.next.add(1) };
+        // SAFETY: `next` is a position of this range that has not been
+        // moved out (each position is read once); for a zero-sized `T` the
+        // pointer is the vector's aligned dangling one, valid for reads.
+        let item = unsafe { self.base.add(self.next).read() };
+        self.next += 1;
         Some(item)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        // SAFETY: both pointers are in the same allocation, `next <= end`.
-        let left = unsafe { self.end.offset_from(self.next) } as usize;
+        let left = self.end - self.next;
         (left, Some(left))
     }
 }
 
 impl<T> Drop for VecRange<'_, T> {
     fn drop(&mut self) {
-        while self.next().is_some() {}
+        let left = self.end - self.next;
+        self.next = self.end;
+        // SAFETY: the positions not yet yielded hold items no one else
+        // will read; `drop_in_place` on the slice drops every one of them
+        // even if one's `Drop` panics.
+        unsafe {
+            let rest = self.base.add(self.end - left).cast_mut();
+            core::ptr::slice_from_raw_parts_mut(rest, left).drop_in_place();
+        }
     }
 }
 
@@ -274,14 +291,11 @@ unsafe impl<T: Send> Producer for VecProducer<T> {
     }
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        let base = self.vec.as_ptr();
-        // SAFETY: `begin <= end <= len <= capacity`.
-        unsafe {
-            VecRange {
-                next: base.add(begin),
-                end: base.add(end),
-                _items: PhantomData,
-            }
+        VecRange {
+            base: self.vec.as_ptr(),
+            next: begin,
+            end,
+            _items: PhantomData,
         }
     }
 
@@ -318,7 +332,10 @@ macro_rules! range_integer {
         }
     )*};
 }
-range_integer!(usize => u128, u32 => u128, u64 => u128, i32 => i128, i64 => i128);
+range_integer!(
+    usize => u128, u8 => u128, u16 => u128, u32 => u128, u64 => u128,
+    isize => i128, i8 => i128, i16 => i128, i32 => i128, i64 => i128
+);
 
 /// The integers of a range: `(a..b).into_par_iter()`.
 #[derive(Clone, Copy, Debug)]

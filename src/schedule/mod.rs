@@ -65,9 +65,11 @@ pub struct Prong {
 /// Implementors promise what the provided methods, and callers that write
 /// through raw pointers by thread index, rely on: [`ForkJoin::fork_join`]
 /// calls its share exactly once for each thread index in
-/// `0..self.threads()`, and does not return, nor unwind, before every one
-/// of those calls has returned.
-pub unsafe trait ForkJoin {
+/// `0..self.threads()` (a value that never changes), even when some of
+/// those calls panic, and does not return, nor unwind, before every one of
+/// those calls has returned. A panic in a share is then resumed on the
+/// caller (the first one, if several).
+pub unsafe trait ForkJoin: Sync {
     /// The number of threads a fork runs on, the caller included.
     fn threads(&self) -> usize;
 
