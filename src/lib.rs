@@ -84,6 +84,8 @@ pub mod numa;
 #[cfg(feature = "std")]
 mod pool;
 mod schedule;
+#[cfg(feature = "std")]
+pub mod stream;
 mod sync;
 mod team;
 mod wait;
