@@ -275,7 +275,7 @@ struct FailingReader {
 impl Read for FailingReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if self.at >= self.fail_at {
-            return Err(io::Error::new(io::ErrorKind::Other, "disk on fire"));
+            return Err(io::Error::other("disk on fire"));
         }
         let n = buf.len().min(self.fail_at - self.at).min(4096);
         buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
@@ -382,7 +382,7 @@ struct SlowWriter {
 impl Write for SlowWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if self.writes == 0 {
-            return Err(io::Error::new(io::ErrorKind::Other, "enough"));
+            return Err(io::Error::other("enough"));
         }
         self.writes -= 1;
         std::thread::sleep(Duration::from_millis(5));

@@ -198,8 +198,7 @@ where
 /// believes it is the writer on another thread (which `ForkJoin` rules out)
 /// fails the stream instead of touching it.
 fn not_the_caller() -> std::io::Result<()> {
-    Err(std::io::Error::new(
-        std::io::ErrorKind::Other,
+    Err(std::io::Error::other(
         "the output is only reachable from the calling thread",
     ))
 }
