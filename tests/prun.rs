@@ -1,7 +1,7 @@
 //! The `prun` example end to end: the real binary, fed through stdin.
 //!
-//! `cargo test` builds the examples next to the test binaries; when this
-//! test runs alone (`cargo test --test prun`), it builds `prun` first.
+//! The test builds `prun` with cargo first (a no-op when it is fresh), into
+//! the target directory the test itself lives in.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -17,28 +17,28 @@ fn prun() -> &'static PathBuf {
             .parent()
             .and_then(|deps| deps.parent())
             .expect("target/<profile>");
-        let path = profile_dir
-            .join("examples")
-            .join(format!("prun{}", std::env::consts::EXE_SUFFIX));
-        if !path.exists() {
-            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-            let mut build = Command::new(cargo);
-            build.args(["build", "--example", "prun"]);
-            if profile_dir
-                .file_name()
-                .is_some_and(|name| name == "release")
-            {
-                build.arg("--release");
-            }
-            let target_dir = profile_dir.parent().expect("target");
-            let status = build
-                .env("CARGO_TARGET_DIR", target_dir)
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "building the prun example failed");
+        // Build it even if it exists: `cargo test --test prun` alone does not
+        // rebuild examples, and a stale binary would be tested. A fresh one
+        // costs cargo a second to confirm.
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut build = Command::new(cargo);
+        build.args(["build", "--quiet", "--example", "prun"]);
+        if profile_dir
+            .file_name()
+            .is_some_and(|name| name == "release")
+        {
+            build.arg("--release");
         }
-        path
+        let target_dir = profile_dir.parent().expect("target");
+        let status = build
+            .env("CARGO_TARGET_DIR", target_dir)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building the prun example failed");
+        profile_dir
+            .join("examples")
+            .join(format!("prun{}", std::env::consts::EXE_SUFFIX))
     })
 }
 
@@ -171,4 +171,23 @@ fn usage_and_bad_flags() {
         let output = run(bad, b"");
         assert_eq!(output.status.code(), Some(2), "{bad:?}");
     }
+}
+
+#[test]
+fn a_missing_command_ends_prun_even_while_stdin_stays_open() {
+    let mut child = Command::new(prun())
+        .args(["--", "/no/such/command"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("prun starts");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"one\n").unwrap();
+    // stdin stays open and silent; prun must still end.
+    let started = std::time::Instant::now();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(127));
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    drop(stdin);
 }

@@ -98,8 +98,12 @@ fn run(pool: &tine::ThreadPool, args: Args) -> ExitCode {
                 failed: AtomicU64::new(0),
                 first_failure: Mutex::new(None),
             };
-            let result =
-                pool.stream_records(stdin, stdout, options, |batch, out| runner.run(batch, out));
+            let result = pool.stream_records(stdin, stdout, options, |batch, out| {
+                runner.run(batch, out).map_err(|error| {
+                    exit_soon(&error);
+                    error
+                })
+            });
             match result {
                 Ok(_) => summarize(&runner),
                 Err(StreamError::Callback { error, .. }) => {
@@ -111,6 +115,24 @@ fn run(pool: &tine::ThreadPool, args: Args) -> ExitCode {
             }
         }
     }
+}
+
+/// The stream stops at the first command that cannot start, but returns
+/// only once its reader's current read does: stdin from a producer that
+/// stays silent could hold it forever. So a command that cannot start also
+/// arms a one-second timer that ends the process with the same message.
+fn exit_soon(error: &command::SpawnError) {
+    let message = error.to_string();
+    let status = if error.error.kind() == io::ErrorKind::NotFound {
+        127
+    } else {
+        126
+    };
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        eprintln!("prun: {message}");
+        std::process::exit(status);
+    });
 }
 
 /// 0 if every command succeeded, else 123 and a one-line summary.

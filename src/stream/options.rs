@@ -73,8 +73,8 @@ impl StreamOptions {
     }
 
     /// The number of batches in flight: read and not yet written. It bounds
-    /// memory: at most `window + 1` read buffers and `window` output buffers
-    /// exist at once.
+    /// memory: at most `window + 2` read buffers (of 1 MiB, or the longest
+    /// record) and `window` output buffers exist at once.
     pub fn window(mut self, batches: usize) -> Self {
         self.window = Some(batches);
         self

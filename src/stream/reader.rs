@@ -13,8 +13,8 @@
 //! - Batches borrow the buffer they were cut from through an `Arc`, so no
 //!   byte is copied for a worker. A buffer is reused once no batch holds it
 //!   (`Arc::get_mut` succeeds). Each published batch holds at most one
-//!   buffer and at most `window` batches are unprocessed, so at most
-//!   `window + 1` buffers are ever allocated.
+//!   buffer and at most `window` batches are unprocessed, so besides the
+//!   one being filled at most `window + 1` buffers are ever allocated.
 //! - The read size starts small and doubles while reads fill it, up to
 //!   [`MAX_READ`]. A buffer holding no delimiter at all doubles, so a
 //!   record longer than a buffer is read whole and never cut.
