@@ -47,13 +47,18 @@ fn allocations_for(input: &[u8], pool: &tine::ThreadPool) -> usize {
     ALLOCATIONS.store(0, Relaxed);
     COUNTING.store(true, Relaxed);
     let stats = pool
-        .stream_records(input, &mut output, StreamOptions::default().max_batch(64), |batch, out| {
-            for record in batch.records() {
-                out.extend_from_slice(record);
-                out.push(b'\n');
-            }
-            Ok::<(), Infallible>(())
-        })
+        .stream_records(
+            input,
+            &mut output,
+            StreamOptions::default().max_batch(64),
+            |batch, out| {
+                for record in batch.records() {
+                    out.extend_from_slice(record);
+                    out.push(b'\n');
+                }
+                Ok::<(), Infallible>(())
+            },
+        )
         .unwrap();
     COUNTING.store(false, Relaxed);
     assert!(output == input);
@@ -78,5 +83,8 @@ fn allocations_do_not_grow_with_records() {
     // 1M records in batches of at most 64: about 16,000 batches. Buffers,
     // slots and the reader thread are allocated per stream, not per batch
     // or record; output buffers grow a few times per slot.
-    assert!(many < few + 200, "{few} allocations for 10K records, {many} for 1M");
+    assert!(
+        many < few + 200,
+        "{few} allocations for 10K records, {many} for 1M"
+    );
 }

@@ -60,6 +60,7 @@ pub(crate) fn read_all<R: Read, E>(shared: &Shared<E>, input: R, cutter: Cutter)
         buffers: Vec::new(),
         read_size: MIN_READ,
         stats: ReadStats::default(),
+        mean_record: 1,
         backlog: 0,
         starving: false,
     };
@@ -78,6 +79,8 @@ struct Reader<'a, R, E> {
     buffers: Vec<Arc<Vec<u8>>>,
     read_size: usize,
     stats: ReadStats,
+    /// The mean record length so far, in bytes (delimiter included).
+    mean_record: usize,
     /// The backlog and starvation seen at the last publication.
     backlog: usize,
     starving: bool,
@@ -115,11 +118,7 @@ impl<R: Read, E> Reader<'_, R, E> {
             if read == 0 {
                 // End of input: whatever is left is the last record.
                 if filled > 0 {
-                    let delimiter = self.cutter.delimiter;
-                    let bytes = &self.buffers[current][..filled];
-                    let records =
-                        scan::count(bytes, delimiter) + usize::from(bytes[filled - 1] != delimiter);
-                    self.publish(current, filled, records)?;
+                    self.publish(current, filled)?;
                 }
                 return Ok(());
             }
@@ -133,8 +132,7 @@ impl<R: Read, E> Reader<'_, R, E> {
             filled += read;
             let Some(last) = last else { continue };
             let end = filled - read + last + 1;
-            let records = scan::count(&self.buffers[current][..end], delimiter);
-            self.publish(current, end, records)?;
+            self.publish(current, end)?;
             let tail = filled - end;
             let next = self.fresh(Some(current), tail);
             let (source, target) = (Arc::clone(&self.buffers[current]), next);
@@ -146,21 +144,31 @@ impl<R: Read, E> Reader<'_, R, E> {
         }
     }
 
-    /// Cuts `buffers[index][..end]`, which holds `records` whole records,
-    /// into batches and publishes them.
-    fn publish(&mut self, index: usize, end: usize, records: usize) -> Step<E> {
+    /// Cuts `buffers[index][..end]` into batches of whole records and
+    /// publishes them. The region ends with a delimiter, except at the end
+    /// of input. Each byte is scanned once: a cut is found by counting
+    /// delimiters up to the batch size, and the last batch of the region is
+    /// the rest, counted by that same scan. The backlog the sizer sees is
+    /// estimated from the mean record length so far.
+    fn publish(&mut self, index: usize, end: usize) -> Step<E> {
         let buffer = Arc::clone(&self.buffers[index]);
         let delimiter = self.cutter.delimiter;
-        let (mut start, mut left) = (0, records);
-        while left > 0 {
-            let size = self.cutter.sizer.next(self.backlog + left, self.starving);
-            let take = size.min(left);
-            let cut = if take == left {
-                end
-            } else {
-                start
-                    + scan::nth_end(&buffer[start..end], delimiter, take)
-                        .expect("a region holds as many delimiters as it was counted to")
+        let unterminated = usize::from(buffer[end - 1] != delimiter);
+        if self.stats.records == 0 {
+            // No mean yet: count this first region once.
+            let records = scan::count(&buffer[..end], delimiter) + unterminated;
+            self.mean_record = (end / records.max(1)).max(1);
+        }
+        let mut start = 0;
+        while start < end {
+            let estimate = (end - start).div_ceil(self.mean_record);
+            let size = self
+                .cutter
+                .sizer
+                .next(self.backlog + estimate, self.starving);
+            let (take, cut) = match scan::nth_end(&buffer[start..end], delimiter, size) {
+                Ok(cut) => (size, start + cut),
+                Err(found) => (found + unterminated, end),
             };
             let first = self.stats.records;
             let (backlog, starving) = self
@@ -173,8 +181,8 @@ impl<R: Read, E> Reader<'_, R, E> {
             self.stats.batches += 1;
             self.stats.peak_batch = self.stats.peak_batch.max(take);
             start = cut;
-            left -= take;
         }
+        self.mean_record = (self.stats.bytes / self.stats.records.max(1)).max(1) as usize;
         Ok(())
     }
 

@@ -81,11 +81,12 @@ pub(crate) fn rfind(bytes: &[u8], byte: u8) -> Option<usize> {
 }
 
 /// The length of the prefix of `bytes` that holds its first `n` records:
-/// the index just past the `n`-th `byte`. `None` if there are fewer than `n`.
+/// the index just past the `n`-th `byte`. If there are fewer than `n`,
+/// `Err` with how many there are: one pass either way.
 #[inline]
-pub(crate) fn nth_end(bytes: &[u8], byte: u8, n: usize) -> Option<usize> {
+pub(crate) fn nth_end(bytes: &[u8], byte: u8, n: usize) -> Result<usize, usize> {
     if n == 0 {
-        return Some(0);
+        return Ok(0);
     }
     let mut left = n;
     let mut offset = 0;
@@ -105,12 +106,12 @@ pub(crate) fn nth_end(bytes: &[u8], byte: u8, n: usize) -> Option<usize> {
             if b == byte {
                 left -= 1;
                 if left == 0 {
-                    return Some(offset + i + 1);
+                    return Ok(offset + i + 1);
                 }
             }
         }
     }
-    None
+    Err(n - left)
 }
 
 #[cfg(test)]
@@ -148,9 +149,9 @@ mod tests {
                 assert_eq!(rfind(&bytes, b'\n'), positions.last().copied());
                 for n in 0..=positions.len() + 1 {
                     let expect = match n {
-                        0 => Some(0),
-                        n if n <= positions.len() => Some(positions[n - 1] + 1),
-                        _ => None,
+                        0 => Ok(0),
+                        n if n <= positions.len() => Ok(positions[n - 1] + 1),
+                        _ => Err(positions.len()),
                     };
                     assert_eq!(nth_end(&bytes, b'\n', n), expect, "len {len} n {n}");
                 }
