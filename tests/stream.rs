@@ -527,3 +527,31 @@ fn bad_options_are_errors() {
         assert_eq!(error.to_string(), format!("invalid stream options: {why}"));
     }
 }
+
+#[test]
+fn tiny_windows_still_finish_in_order() {
+    let data = lines(5000);
+    for threads in [1, 2, 5] {
+        let pool = tine::spawn(threads);
+        for window in [1, 2, 3] {
+            for ordered in [true, false] {
+                let options = StreamOptions::default()
+                    .window(window)
+                    .max_batch(16)
+                    .ordered(ordered);
+                let mut out = Vec::new();
+                let input = Trickle {
+                    data: &data,
+                    seed: window as u64,
+                };
+                let stats = pool.stream_records(input, &mut out, options, echo).unwrap();
+                assert_eq!(stats.records, 5000);
+                if ordered {
+                    assert!(out == data, "{threads} threads, window {window}");
+                } else {
+                    assert_eq!(out.len(), data.len());
+                }
+            }
+        }
+    }
+}
