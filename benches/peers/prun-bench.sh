@@ -11,6 +11,8 @@
 #                   (default 200,000); lines/s keeps the rows comparable
 #   RUNS            runs per row; the table shows the median (default 3)
 #   JOBS            threads / processes (default 2)
+#   BUILD           0: use the prun binary already in target/release (for a
+#                   run that holds /tmp/tine-build.lock itself)
 #
 # Installs GNU parallel with apt-get when it is missing. Prints a markdown
 # table: median wall time, input lines/s, and the speed ratio against the
@@ -28,7 +30,9 @@ if ! command -v parallel >/dev/null; then
     if [ "$(id -u)" = 0 ]; then apt-get install -y -qq parallel >&2; else sudo apt-get install -y -qq parallel >&2; fi
 fi
 
-flock /tmp/tine-build.lock cargo build --release --quiet --example prun
+if [ "${BUILD:-1}" != 0 ]; then
+    flock /tmp/tine-build.lock cargo build --release --quiet --example prun
+fi
 prun=$PWD/target/release/examples/prun
 
 dir=$(mktemp -d)
