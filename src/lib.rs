@@ -86,6 +86,8 @@ pub mod par;
 #[cfg(feature = "std")]
 mod pool;
 mod schedule;
+#[cfg(feature = "std")]
+pub mod stream;
 mod sync;
 mod team;
 mod wait;

@@ -1,0 +1,65 @@
+//! Ordered streaming: records from a reader in adaptive batches
+//! ([`ThreadPool::stream_records`](crate::ThreadPool::stream_records)), and
+//! an ordered, lazy parallel map over any iterator
+//! ([`ThreadPool::map_ordered`](crate::ThreadPool::map_ordered)).
+//!
+//! This layer sits above the pool: each stream is one fork of the pool
+//! (`for_threads`) for its whole length, plus one reader thread, and each
+//! refill of a `map_ordered` iterator is one fork.
+//!
+//! # Invariants
+//!
+//! - Records are whole: a batch ends at a delimiter (or at the end of
+//!   input), and a record longer than the read buffer grows the buffer.
+//! - Output order is input order when ordered: the writer writes batch
+//!   `k + 1` only after batch `k`.
+//! - At most `window` batches are read and unwritten at once (`state.rs`),
+//!   so memory is bounded by the window, not by the input.
+//! - Hand-offs take a mutex once per batch and role, never per record;
+//!   record bytes are never copied for a worker, and buffers are reused.
+//! - Every wait is on a condition variable that some role is bound to
+//!   signal: a finished batch, a freed slot, a publication, the end of
+//!   input or a stop. A failure or panic in any role stops every other role,
+//!   so nothing waits forever.
+//!
+//! # Files
+//!
+//! - `options.rs`: [`StreamOptions`]; `error.rs`: [`StreamError`];
+//!   `batch.rs`: [`Batch`] and [`Records`];
+//! - `scan.rs`: the byte scans; `sizing.rs`: the batch-size controller;
+//! - `state.rs`: the slots and their hand-offs; `reader.rs`: reading and
+//!   cutting; `records.rs`: `stream_records` and the threads' loop;
+//!   `caller.rs`: keeping the writer on the caller's thread;
+//! - `map.rs`: `map_ordered` and [`MapOrdered`].
+
+mod batch;
+mod caller;
+mod error;
+mod map;
+mod options;
+mod reader;
+mod records;
+mod scan;
+mod sizing;
+mod state;
+
+pub use batch::{Batch, Records};
+pub use error::StreamError;
+pub use map::MapOrdered;
+pub use options::{StreamOptions, DEFAULT_MAX_BATCH};
+
+/// What a finished stream saw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StreamStats {
+    /// Records read (a final record without a delimiter included).
+    pub records: u64,
+    /// Batches handed to the callback.
+    pub batches: u64,
+    /// Bytes read.
+    pub bytes: u64,
+    /// The batch-size controller's size when the input ended, in records.
+    pub final_batch: usize,
+    /// The largest batch cut, in records.
+    pub peak_batch: usize,
+}
