@@ -97,6 +97,8 @@ pub use error::Error;
 #[cfg(feature = "std")]
 pub use pool::{spawn, Builder, ThreadPool};
 pub use schedule::{ForkJoin, Prong};
+#[cfg(feature = "std")]
+pub use team::DEFAULT_BUSY_WAIT;
 pub use team::{Share, Team};
 #[cfg(feature = "std")]
 pub use wait::{WaitPolicy, DEFAULT_SPIN, OVERSUBSCRIBED_SPIN};
