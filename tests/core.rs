@@ -2,6 +2,8 @@
 //! index, panics, nesting, concurrency, oversubscription and errors.
 #![cfg(not(loom))]
 
+mod support;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Barrier, OnceLock};
@@ -124,6 +126,7 @@ fn assert_usable(pool: &ThreadPool) {
 /// sleep 20 ms: the payload must resume only after every other share ran to
 /// its end, and the pool must stay usable.
 fn check_a_panicking_share(threads: usize, panicking: usize) {
+    support::serialize_panic_output();
     let pool = ThreadPool::try_spawn(threads).unwrap();
     let finished = AtomicUsize::new(0);
     let result = catch_unwind(AssertUnwindSafe(|| {
@@ -183,6 +186,7 @@ impl Drop for Counted<'_> {
 
 #[test]
 fn when_every_share_panics_one_payload_resumes_and_the_rest_are_dropped() {
+    support::serialize_panic_output();
     let pool = ThreadPool::try_spawn(4).unwrap();
     static DROPS: AtomicUsize = AtomicUsize::new(0);
     for round in 1..=20 {
@@ -376,7 +380,7 @@ fn workers_are_named_and_joined_on_drop() {
 fn a_team_runs_on_threads_the_embedder_owns() {
     let team = Team::new(4).unwrap();
     let hits: Vec<AtomicU8> = (0..5000).map(|_| AtomicU8::new(0)).collect();
-    std::thread::scope(|scope| {
+    support::scope(|scope| {
         for _ in 1..team.threads() {
             scope.spawn(|| team.run_worker().unwrap());
         }
@@ -418,7 +422,7 @@ fn stop_from_anywhere_lets_the_fork_finish_and_the_workers_leave() {
             let team = Team::new(4).unwrap();
             let ran = AtomicUsize::new(0);
             let in_fork = Barrier::new(2);
-            std::thread::scope(|scope| {
+            support::scope(|scope| {
                 for _ in 1..team.threads() {
                     scope.spawn(|| team.run_worker().unwrap());
                 }
@@ -458,7 +462,7 @@ fn stop_through_a_nested_pool_does_not_deadlock() {
     let team = Team::new(3).unwrap();
     let inner = ThreadPool::try_spawn(2).unwrap();
     let ran = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
+    support::scope(|scope| {
         for _ in 1..team.threads() {
             scope.spawn(|| team.run_worker().unwrap());
         }
@@ -480,7 +484,7 @@ fn stop_through_a_nested_pool_does_not_deadlock() {
 #[test]
 fn try_stop_only_stops_an_idle_team() {
     let team = Team::new(2).unwrap();
-    std::thread::scope(|scope| {
+    support::scope(|scope| {
         scope.spawn(|| team.run_worker().unwrap());
         team.for_threads(|_, _| assert!(!team.try_stop(), "the team is busy"));
         assert!(!team.is_stopped());
@@ -493,7 +497,7 @@ fn try_stop_only_stops_an_idle_team() {
 fn a_late_worker_is_waited_for_not_missed() {
     let team = Team::new(2).unwrap();
     let count = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
+    support::scope(|scope| {
         scope.spawn(|| {
             std::thread::sleep(std::time::Duration::from_millis(50));
             team.run_worker().unwrap();
@@ -577,7 +581,7 @@ fn every_pool_type_runs_the_schedules_written_once_in_the_trait() {
         check_every_schedule(&ThreadPool::try_spawn(3).unwrap(), n);
         check_every_schedule(&Serial(4), n);
         let team = Team::new(3).unwrap();
-        std::thread::scope(|scope| {
+        support::scope(|scope| {
             for _ in 1..team.threads() {
                 scope.spawn(|| team.run_worker().unwrap());
             }

@@ -3,25 +3,31 @@
 //! ([`within`]) so that a regression fails the test instead of hanging it.
 #![cfg(not(loom))]
 
+mod support;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::sync::{mpsc, Arc, Barrier};
+use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 use tine::{Error, Team, ThreadPool};
 
 /// Runs `body` on its own thread and fails the test if it has not finished
 /// within `limit` (the hung thread is left behind; the test binary exits).
+/// Joined with `join`, which ThreadSanitizer sees (a channel inside std
+/// would not be).
 fn within<T: Send + 'static>(limit: Duration, body: impl FnOnce() -> T + Send + 'static) -> T {
-    let (done, finished) = mpsc::channel();
-    std::thread::spawn(move || {
-        let result = catch_unwind(AssertUnwindSafe(body));
-        let _ = done.send(result);
-    });
-    match finished.recv_timeout(limit) {
-        Ok(Ok(value)) => value,
-        Ok(Err(payload)) => std::panic::resume_unwind(payload),
-        Err(_) => panic!("hung: still running after {limit:?}"),
+    let started = Instant::now();
+    let runner = std::thread::spawn(body);
+    while !runner.is_finished() {
+        assert!(
+            started.elapsed() < limit,
+            "hung: still running after {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
     }
+    runner
+        .join()
+        .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
 }
 
 const LIMIT: Duration = Duration::from_secs(20);
@@ -57,6 +63,7 @@ impl Drop for ForksOnDrop {
 /// their forks run for real; the winner's fork runs when the test drops it.
 #[test]
 fn a_losing_panic_payload_may_fork_on_the_same_pool() {
+    support::serialize_panic_output();
     within(LIMIT, || {
         let pool = Arc::new(ThreadPool::try_spawn(4).unwrap());
         let forks = Arc::new(AtomicUsize::new(0));
@@ -90,7 +97,7 @@ fn a_helper_thread_of_a_task_may_call_the_same_busy_pool() {
         pool.for_threads(|thread_index, _| {
             if thread_index == 1 {
                 // A scoped helper, as libraries that use threads inside do.
-                std::thread::scope(|scope| {
+                support::scope(|scope| {
                     scope.spawn(|| {
                         pool.for_n(100, |_| {
                             helper_tasks.fetch_add(1, Relaxed);
@@ -127,7 +134,7 @@ fn run_worker_from_inside_the_teams_own_task_is_an_error() {
     within(LIMIT, || {
         let team = Team::new(2).unwrap();
         let errors = AtomicUsize::new(0);
-        std::thread::scope(|scope| {
+        support::scope(|scope| {
             scope.spawn(|| {
                 // The real worker comes late, so the slot is free while the
                 // caller's share runs.
@@ -175,7 +182,7 @@ fn wait_during_a_long_fork(
     wait: impl FnOnce() + Send,
 ) -> (Duration, Duration) {
     let started = Barrier::new(2);
-    std::thread::scope(|scope| {
+    support::scope(|scope| {
         let waiter = scope.spawn(|| {
             started.wait();
             let (cpu, wall) = (thread_cpu_time(), Instant::now());
@@ -227,7 +234,7 @@ fn a_second_caller_parks_while_the_pool_is_busy() {
 fn stop_during_a_fork_parks() {
     within(LIMIT, || {
         let team = Team::new(2).unwrap();
-        std::thread::scope(|scope| {
+        support::scope(|scope| {
             scope.spawn(|| team.run_worker().unwrap());
             let (wall, cpu) =
                 wait_during_a_long_fork(&|share| team.for_threads(|_, _| share()), || team.stop());
@@ -276,6 +283,7 @@ fn past_the_busy_wait_a_second_caller_runs_inline() {
 /// when some panic, then resumes the first payload (in thread order).
 #[test]
 fn a_nested_inline_call_runs_every_share_and_resumes_the_first_panic() {
+    support::serialize_panic_output();
     within(LIMIT, || {
         let pool = ThreadPool::try_spawn(4).unwrap();
         let ran = AtomicUsize::new(0);
@@ -352,6 +360,7 @@ mod distributed {
 
     #[test]
     fn losing_payloads_of_every_team_may_fork_on_the_same_pool() {
+        support::serialize_panic_output();
         within(LIMIT, || {
             let pool = Arc::new(pool());
             let forks = Arc::new(AtomicUsize::new(0));
@@ -370,6 +379,7 @@ mod distributed {
 
     #[test]
     fn a_nested_inline_call_runs_every_share() {
+        support::serialize_panic_output();
         within(LIMIT, || {
             let pool = pool();
             let ran = AtomicUsize::new(0);

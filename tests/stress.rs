@@ -107,8 +107,8 @@ fn a_million_forks_of_every_kind_across_the_spin_park_boundary() {
             .wait_policy(policy)
             .build()
             .unwrap();
-        let start = std::time::Instant::now();
-        mixed_forks(&pool, scaled(forks), 0x5eed + index as u64);
+        let (forks, start) = (scaled(forks), std::time::Instant::now());
+        mixed_forks(&pool, forks, 0x5eed + index as u64);
         eprintln!("{policy:?}: {forks} forks in {:?}", start.elapsed());
     }
 }
