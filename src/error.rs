@@ -35,6 +35,10 @@ pub enum Error {
         /// The team's worker slots: its thread count minus the caller.
         workers: usize,
     },
+    /// [`crate::Team::run_worker`] was called from inside a task of the
+    /// same team's fork: the thread would become a worker inside its own
+    /// share and wait for itself forever.
+    WorkerInsideOwnFork,
     /// No NUMA node has this OS index.
     #[cfg(feature = "numa")]
     NoSuchNode {
@@ -118,6 +122,11 @@ impl fmt::Display for Error {
                 f,
                 "every worker slot of this team is taken ({workers} workers); \
                  run_worker was called once too often"
+            ),
+            Error::WorkerInsideOwnFork => f.write_str(
+                "run_worker was called from inside a task of the same team's fork; \
+                 the thread would become a worker inside its own share and the fork \
+                 would wait for it forever",
             ),
             #[cfg(feature = "numa")]
             Error::NoSuchNode { node, nodes } => {

@@ -105,6 +105,8 @@ pub use pool::{spawn, Builder, ThreadPool};
 #[cfg(feature = "std")]
 pub use schedule::Partials;
 pub use schedule::{ForkJoin, Prong};
+#[cfg(feature = "std")]
+pub use team::DEFAULT_BUSY_WAIT;
 pub use team::{Share, Team};
 #[cfg(feature = "std")]
 pub use wait::{WaitPolicy, DEFAULT_SPIN, OVERSUBSCRIBED_SPIN};

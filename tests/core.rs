@@ -2,6 +2,8 @@
 //! index, panics, nesting, concurrency, oversubscription and errors.
 #![cfg(not(loom))]
 
+mod support;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Barrier, OnceLock};
@@ -124,6 +126,7 @@ fn assert_usable(pool: &ThreadPool) {
 /// sleep 20 ms: the payload must resume only after every other share ran to
 /// its end, and the pool must stay usable.
 fn check_a_panicking_share(threads: usize, panicking: usize) {
+    support::serialize_panic_output();
     let pool = ThreadPool::try_spawn(threads).unwrap();
     let finished = AtomicUsize::new(0);
     let result = catch_unwind(AssertUnwindSafe(|| {
@@ -183,6 +186,7 @@ impl Drop for Counted<'_> {
 
 #[test]
 fn when_every_share_panics_one_payload_resumes_and_the_rest_are_dropped() {
+    support::serialize_panic_output();
     let pool = ThreadPool::try_spawn(4).unwrap();
     static DROPS: AtomicUsize = AtomicUsize::new(0);
     for round in 1..=20 {
@@ -191,7 +195,8 @@ fn when_every_share_panics_one_payload_resumes_and_the_rest_are_dropped() {
         }));
         let payload = result.unwrap_err();
         assert!(payload.is::<Counted<'static>>());
-        // The three losing payloads were dropped inside the fork...
+        // The three losing payloads were dropped before the call returned
+        // (after the team was handed back)...
         assert_eq!(DROPS.load(Relaxed), 4 * round - 1);
         // ...and the winner is the caller's to drop.
         drop(payload);
@@ -241,7 +246,14 @@ fn a_second_pool_dispatched_from_a_task_runs_in_parallel() {
 
 #[test]
 fn concurrent_dispatch_from_four_threads_is_serialized() {
-    let pool = Arc::new(ThreadPool::try_spawn(3).unwrap());
+    // A busy wait long enough that no caller gives up and runs inline, even
+    // on a loaded machine.
+    let pool = ThreadPool::builder()
+        .threads(3)
+        .busy_wait(std::time::Duration::from_secs(60))
+        .build()
+        .unwrap();
+    let pool = Arc::new(pool);
     let start = Arc::new(Barrier::new(4));
     let callers: Vec<_> = (0..4)
         .map(|caller| {
@@ -368,7 +380,7 @@ fn workers_are_named_and_joined_on_drop() {
 fn a_team_runs_on_threads_the_embedder_owns() {
     let team = Team::new(4).unwrap();
     let hits: Vec<AtomicU8> = (0..5000).map(|_| AtomicU8::new(0)).collect();
-    std::thread::scope(|scope| {
+    support::scope(|scope| {
         for _ in 1..team.threads() {
             scope.spawn(|| team.run_worker().unwrap());
         }
@@ -410,7 +422,7 @@ fn stop_from_anywhere_lets_the_fork_finish_and_the_workers_leave() {
             let team = Team::new(4).unwrap();
             let ran = AtomicUsize::new(0);
             let in_fork = Barrier::new(2);
-            std::thread::scope(|scope| {
+            support::scope(|scope| {
                 for _ in 1..team.threads() {
                     scope.spawn(|| team.run_worker().unwrap());
                 }
@@ -450,7 +462,7 @@ fn stop_through_a_nested_pool_does_not_deadlock() {
     let team = Team::new(3).unwrap();
     let inner = ThreadPool::try_spawn(2).unwrap();
     let ran = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
+    support::scope(|scope| {
         for _ in 1..team.threads() {
             scope.spawn(|| team.run_worker().unwrap());
         }
@@ -472,7 +484,7 @@ fn stop_through_a_nested_pool_does_not_deadlock() {
 #[test]
 fn try_stop_only_stops_an_idle_team() {
     let team = Team::new(2).unwrap();
-    std::thread::scope(|scope| {
+    support::scope(|scope| {
         scope.spawn(|| team.run_worker().unwrap());
         team.for_threads(|_, _| assert!(!team.try_stop(), "the team is busy"));
         assert!(!team.is_stopped());
@@ -485,7 +497,7 @@ fn try_stop_only_stops_an_idle_team() {
 fn a_late_worker_is_waited_for_not_missed() {
     let team = Team::new(2).unwrap();
     let count = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
+    support::scope(|scope| {
         scope.spawn(|| {
             std::thread::sleep(std::time::Duration::from_millis(50));
             team.run_worker().unwrap();
@@ -576,7 +588,7 @@ fn every_pool_type_runs_the_schedules_written_once_in_the_trait() {
         check_every_schedule(&ThreadPool::try_spawn(3).unwrap(), n);
         check_every_schedule(&Serial(4), n);
         let team = Team::new(3).unwrap();
-        std::thread::scope(|scope| {
+        support::scope(|scope| {
             for _ in 1..team.threads() {
                 scope.spawn(|| team.run_worker().unwrap());
             }

@@ -281,3 +281,49 @@ fn concurrent_callers_are_serialized() {
         },
     );
 }
+
+/// The busy-team handshake: a caller that finds the team busy parks on the
+/// lock word (AlwaysPark: no spin first) and must be woken by the holder's
+/// hand-back, whichever way the two race; here the waiter is `stop`, whose
+/// wait has no bound, so a lost wake-up would hang the model.
+#[test]
+fn stop_parked_on_a_busy_team_is_woken_by_the_hand_back() {
+    loom::model(|| {
+        let team = Arc::new(Team::with_policy(2, WaitPolicy::AlwaysPark).unwrap());
+        let workers = start_workers(&team);
+        let stopper = {
+            let team = Arc::clone(&team);
+            thread::spawn(move || team.stop())
+        };
+        let cell = UnsafeCell::new(0usize);
+        add_on_worker(&team, &cell, 1);
+        // The fork ran on the worker, or inline after the stop: either way
+        // exactly once, and published.
+        assert_eq!(cell.with(|p| unsafe { *p }), 1);
+        stopper.join().unwrap();
+        for worker in workers {
+            worker.join().unwrap();
+        }
+    });
+}
+
+/// Two shares panic: one payload resumes, the other is kept and dropped by
+/// the caller after the hand-back; the team stays usable.
+#[test]
+fn a_losing_panic_is_dropped_after_the_hand_back() {
+    model_team(
+        || Team::new(2).unwrap(),
+        |team| {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                team.for_threads(|thread_index, _| panic!("share {thread_index}"));
+            }));
+            let message = *result.unwrap_err().downcast::<String>().unwrap();
+            assert!(message == "share 0" || message == "share 1", "{message}");
+            let count = AtomicUsize::new(0);
+            team.for_threads(|_, _| {
+                count.fetch_add(1, Relaxed);
+            });
+            assert_eq!(count.load(Relaxed), 2);
+        },
+    );
+}

@@ -364,7 +364,13 @@ fn a_call_from_inside_a_task_runs_inline_without_deadlock() {
 fn concurrent_callers_are_serialized() {
     // Every share counts itself in and out: if two callers' forks ever
     // overlapped, more shares than the pool has threads would be inside.
-    let pool = epyc_pool();
+    // A wait long enough that no caller gives up and runs inline.
+    let pool = DistributedPool::builder(&fixture(EPYC))
+        .threads(16)
+        .pin(Pin::Cores)
+        .busy_wait(std::time::Duration::from_secs(60))
+        .build()
+        .unwrap();
     let inside = AtomicUsize::new(0);
     let most = AtomicUsize::new(0);
     std::thread::scope(|scope| {

@@ -41,7 +41,7 @@ use super::topology::Topology;
 use crate::error::Error;
 use crate::schedule::{dynamic, forward_fork_join, split, ForkJoin, Prong};
 use crate::sync::{AtomicUsize, Ordering};
-use crate::team::{Share, Team};
+use crate::team::{run_inline, Share, Team};
 use crossbeam_utils::CachePadded;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -181,9 +181,11 @@ impl DistributedPool {
     /// wait (a call from inside a task), runs `inline(thread_index)` for
     /// every thread on the caller instead: the fork in flight may be using
     /// whatever `prepare` would have reset.
+    /// Like a real fork, the inline run runs every index even when one
+    /// panics, and resumes the first payload at the end (`run_inline`).
     fn fork_prepared(&self, prepare: impl FnOnce(), share: &Share<'_>, inline: impl Fn(usize)) {
         if !self.lead.fork_spread(&self.others, prepare, share) {
-            (0..self.threads()).for_each(inline);
+            run_inline(self.threads(), inline);
         }
     }
 }

@@ -24,6 +24,7 @@ pub struct DistributedBuilder {
     pin_caller: bool,
     name: String,
     wait_policy: WaitPolicy,
+    busy_wait: core::time::Duration,
 }
 
 impl DistributedBuilder {
@@ -38,6 +39,7 @@ impl DistributedBuilder {
             pin_caller: false,
             name: String::from("tine"),
             wait_policy: WaitPolicy::Adaptive,
+            busy_wait: crate::DEFAULT_BUSY_WAIT,
         }
     }
 
@@ -87,6 +89,13 @@ impl DistributedBuilder {
     /// How idle threads wait; see [`WaitPolicy`].
     pub fn wait_policy(mut self, policy: WaitPolicy) -> Self {
         self.wait_policy = policy;
+        self
+    }
+
+    /// How long a call that finds the pool busy waits before it runs inline;
+    /// see [`crate::Builder::busy_wait`].
+    pub fn busy_wait(mut self, limit: core::time::Duration) -> Self {
+        self.busy_wait = limit;
         self
     }
 
@@ -163,7 +172,10 @@ impl DistributedBuilder {
         // is the caller's stand-in.
         let team = |threads: usize, colocation: usize| {
             let waiter = Waiter::new(self.wait_policy, total);
-            Team::build_colocated(threads, Slots::Spawned, waiter, colocation).map(Arc::new)
+            let mut team = Team::build_colocated(threads, Slots::Spawned, waiter, colocation)?;
+            // Only the lead's matters: only it is ever found busy.
+            team.set_busy_wait(self.busy_wait);
+            Ok(Arc::new(team))
         };
         let lead = team(per_colocation[0], 0)?;
         let mut others = Vec::with_capacity(per_colocation.len() - 1);

@@ -28,6 +28,7 @@ pub struct Builder {
     name: String,
     stack_size: Option<usize>,
     wait_policy: WaitPolicy,
+    busy_wait: core::time::Duration,
     #[cfg(feature = "numa")]
     pin: Option<(crate::numa::Topology, crate::numa::Pin)>,
     #[cfg(feature = "numa")]
@@ -45,6 +46,7 @@ impl Default for Builder {
             name: String::from("tine"),
             stack_size: None,
             wait_policy: WaitPolicy::Adaptive,
+            busy_wait: crate::DEFAULT_BUSY_WAIT,
             #[cfg(feature = "numa")]
             pin: None,
             #[cfg(feature = "numa")]
@@ -89,6 +91,28 @@ impl Builder {
     /// [`WaitPolicy::SpinThenPark`].
     pub fn spin_budget(mut self, spin: core::time::Duration) -> Self {
         self.wait_policy = WaitPolicy::SpinThenPark(spin);
+        self
+    }
+
+    /// How long a call that finds the pool busy, from a thread outside any
+    /// of its tasks, waits (parked) for the fork in flight before it runs
+    /// inline on its own thread instead. Default [`crate::DEFAULT_BUSY_WAIT`].
+    ///
+    /// The wait must be bounded: a task may spawn a helper thread and join
+    /// it, and a helper that calls the same pool cannot be told apart from
+    /// an independent caller. Raise it (even to `Duration::MAX`, which waits
+    /// for as long as it takes) only if no task ever does that; lower it to
+    /// favour latency over running every call on the workers.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let pool = tine::ThreadPool::builder().threads(2).busy_wait(Duration::from_secs(1)).build()?;
+    /// # drop(pool);
+    /// # Ok::<(), tine::Error>(())
+    /// ```
+    pub fn busy_wait(mut self, limit: core::time::Duration) -> Self {
+        self.busy_wait = limit;
         self
     }
 
@@ -147,7 +171,9 @@ impl Builder {
         // `Slots::Spawned`: every worker slot is taken here, so `run_worker`
         // cannot be called on a pool's team.
         let waiter = Waiter::new(self.wait_policy, self.threads);
-        let team = Arc::new(Team::build(self.threads, Slots::Spawned, waiter)?);
+        let mut team = Team::build(self.threads, Slots::Spawned, waiter)?;
+        team.set_busy_wait(self.busy_wait);
+        let team = Arc::new(team);
         #[cfg(feature = "numa")]
         let placement = match &self.pin {
             Some((topology, pin)) => Some(crate::numa::Placement::new(

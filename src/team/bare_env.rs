@@ -11,9 +11,6 @@ use crate::wait::Waiter;
 /// Nothing: no parking, and panics are not caught.
 pub(super) struct Env;
 
-/// A caught panic: there are none without `std`.
-pub(super) enum Payload {}
-
 /// Fork frames: without thread-locals there is nothing to record.
 pub(super) struct Frame;
 
@@ -118,17 +115,46 @@ impl Env {
     }
 
     /// There are no payloads.
-    pub(super) fn take_panic(&self) -> Option<Payload> {
-        None
+    pub(super) fn take_panics(&self, _panics: &mut Panics) {}
+
+    /// A wait for a busy team: only `stop` waits without `std` (every other
+    /// call that finds the team busy runs inline), and it spins until it
+    /// takes the team.
+    pub(super) fn wait_for_idle(
+        &self,
+        waiter: &Waiter,
+        countdown: &AtomicU32,
+        mut try_take: impl FnMut() -> bool,
+        _bounded: bool,
+    ) -> bool {
+        while !try_take() {
+            waiter.spin_until(|| countdown.load(Ordering::Relaxed) == 0);
+        }
+        true
     }
+
+    /// Nothing parks, so there is no one to wake.
+    #[inline]
+    pub(super) fn handed_back(&self, _countdown: &AtomicU32) {}
 }
 
-/// There are no payloads to choose between.
-pub(super) fn keep_first(_first: &mut Option<Payload>, _found: Option<Payload>) {}
+/// The panics of one fork: there are none without `std`.
+pub(super) struct Panics;
 
-/// There are no payloads to resume.
-pub(super) fn resume(payload: Payload) -> ! {
-    match payload {}
+impl Panics {
+    pub(super) fn new() -> Self {
+        Panics
+    }
+
+    /// Nothing to drop or resume.
+    pub(super) fn finish(self) {}
+}
+
+/// Runs `share(thread_index)` for every index in `0..threads` on the
+/// calling thread, in order. Nothing can catch a panic here: one unwinds
+/// out at once.
+pub(crate) fn run_inline(threads: usize, share: impl Fn(usize)) {
+    (0..threads).for_each(share);
 }
 
 /// A thread cannot tell whether it runs inside a fork, so it never waits
@@ -139,6 +165,11 @@ pub(super) fn may_wait_for_busy_team() -> bool {
 
 /// A thread cannot tell; `stop` then waits (see [`Team::stop`]).
 pub(super) fn inside_fork_of(_team: &Team) -> bool {
+    false
+}
+
+/// A thread cannot tell (see [`Team::run_worker`]).
+pub(super) fn worker_inside_own_fork(_team: &Team) -> bool {
     false
 }
 

@@ -7,18 +7,25 @@ use super::job::{Job, Share};
 use super::{env, Team};
 use crate::sync::Ordering;
 use core::ops::Deref;
+pub(crate) use env::run_inline;
 
 impl Team {
     /// Runs `share(thread_index, colocation_index)` once on each thread of
     /// the team and returns when all of them have; if the team is busy (a
-    /// call from inside a task) or stopped, runs every share inline on the
-    /// calling thread instead, in thread order.
+    /// call from inside a task, or one that waited past the busy-wait bound)
+    /// or stopped, runs every share inline on the calling thread instead, in
+    /// thread order, as [`run_inline`] says: a panicking share does not stop
+    /// the others, and the first payload resumes at the end.
     #[inline]
     pub(crate) fn fork(&self, share: &Share<'_>) {
-        if self.threads == 1 || !self.fork_spread::<&Team>(&[], || {}, share) {
-            for thread_index in 0..self.threads {
-                share(thread_index, self.colocation);
-            }
+        if self.threads == 1 {
+            // One share: catching and resuming its panic would change nothing.
+            return share(0, self.colocation);
+        }
+        if !self.fork_spread::<&Team>(&[], || {}, share) {
+            run_inline(self.threads, |thread_index| {
+                share(thread_index, self.colocation)
+            });
         }
     }
 
@@ -119,35 +126,37 @@ struct Joiner<'a, R: Deref<Target = Team>> {
 }
 
 impl<R: Deref<Target = Team>> Joiner<'_, R> {
-    /// Joins every team, takes the first panic payload, hands the teams
-    /// back (the others first: only the lead is the lock).
-    fn join_all(&self) -> Option<env::Payload> {
-        let mut payload = None;
+    /// Joins every team, takes its panics, and hands the teams back (the
+    /// others first: only the lead is the lock).
+    fn join_all(&self) -> env::Panics {
+        let mut panics = env::Panics::new();
         let teams = [self.lead]
             .into_iter()
             .chain(self.others.iter().map(|other| &**other));
         for team in teams {
             team.join(self.woke_workers);
-            env::keep_first(&mut payload, team.env.take_panic());
+            team.env.take_panics(&mut panics);
         }
         for other in self.others {
             other.hand_back();
         }
         self.lead.hand_back();
-        payload
+        panics
     }
 
+    /// Joins and hands back, then drops the losing panic payloads (their
+    /// `Drop` may call this very pool, which is free again by then) and
+    /// resumes the first.
     fn finish(self) {
-        let payload = self.join_all();
+        let panics = self.join_all();
         core::mem::forget(self);
-        if let Some(payload) = payload {
-            env::resume(payload);
-        }
+        panics.finish();
     }
 }
 
 impl<R: Deref<Target = Team>> Drop for Joiner<'_, R> {
     fn drop(&mut self) {
-        let _ = self.join_all();
+        // Unwinding already: the payloads (none without `std`) are dropped.
+        let _payloads = self.join_all();
     }
 }

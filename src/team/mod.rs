@@ -54,8 +54,13 @@
 //!   countdown reaches 1. Closures may therefore borrow the caller's stack;
 //!   no public call hands out a guard that `mem::forget` could skip.
 //! - A thread inside a task never waits for a busy team (std builds run such
-//!   a call inline), and no_std builds never wait for a lock at all, so
-//!   dispatch cannot deadlock. `stop` waits only when the team's fork is not
+//!   a call inline), any other caller waits for a bounded time before it
+//!   runs inline too (a helper thread of a task looks like any other
+//!   caller), and no_std builds never wait for a lock at all, so dispatch
+//!   cannot deadlock.
+//! - Losing panic payloads are dropped only after the holder has handed
+//!   every team back and left its frame (`panic.rs`), so their `Drop` may
+//!   call the pool. `stop` waits only when the team's fork is not
 //!   among those the thread runs inside (the fork frames say), so that its
 //!   holder cannot be waiting for it.
 //! - Workers leave their loop only on an exit job, which only the holder
@@ -90,7 +95,7 @@
 //! fork that finds workers parked wakes them, and then its caller parks in
 //! the join instead of spinning. The uncontended path is one
 //! compare-exchange; only a caller that finds the team busy, outside any
-//! task, retries it after waiting.
+//! task, retries it after waiting (parked, and woken by the hand-back).
 
 mod fork;
 mod job;
@@ -108,6 +113,10 @@ mod nesting;
 #[cfg(feature = "std")]
 mod panic;
 
+#[cfg(feature = "std")]
+pub use env::DEFAULT_BUSY_WAIT;
+#[cfg_attr(not(feature = "numa"), allow(unused_imports))] // the distributed pool
+pub(crate) use fork::run_inline;
 pub use job::Share;
 /// Whether this thread is running a share of some fork: a call it makes
 /// would run inline.
@@ -183,12 +192,19 @@ pub(crate) enum Slots {
 /// # Calls from several threads and from inside tasks
 ///
 /// One fork runs at a time. With `std`, a second thread that calls while a
-/// fork is in flight waits for it (calls are serialized). A call made from
-/// inside a task of any tine fork, including a fork of this team, never waits
-/// for a busy team: it runs inline, serially, on the calling thread, every
-/// share in thread order, like OpenMP with nesting off. Without `std` a
-/// thread cannot tell the two cases apart, so every call that finds the team
-/// busy runs inline.
+/// fork is in flight waits for it, parked, for at most
+/// [`crate::DEFAULT_BUSY_WAIT`] (100 ms; [`crate::Builder::busy_wait`] sets
+/// it for a pool); if the team is still busy then, the call runs inline.
+/// The bound is what keeps a helper thread safe: a task may spawn a thread
+/// and join it, and if that thread calls the same pool, the fork waits for
+/// the task, the task for its helper, and an unbounded wait would close
+/// the cycle. A call made from inside a task of any tine fork, including a
+/// fork of this team, never waits for a busy team: it runs inline at once.
+/// Inline means serially, on the calling thread, every share in thread
+/// order, like OpenMP with nesting off; a panicking share does not stop the
+/// others, and the first payload resumes at the end, as in a real fork.
+/// Without `std` a thread cannot tell the cases apart, so every call that
+/// finds the team busy runs inline.
 pub struct Team {
     dispatch: CachePadded<Dispatch>,
     join_line: CachePadded<JoinLine>,
@@ -316,9 +332,19 @@ impl Team {
     /// in call order). A fork waits until every slot has a thread, so run this
     /// on `threads - 1` threads before or while forking.
     ///
+    /// Called from inside a task of this team's own fork (nested forks and
+    /// inline calls count), it returns [`Error::WorkerInsideOwnFork`] and
+    /// takes no slot: that thread would become a worker inside its own
+    /// share, and the fork, waiting for the share, would never end. Without
+    /// `std` a thread cannot tell, so do not call it from a task there.
+    ///
     /// # Errors
-    /// [`Error::NoWorkerSlot`] if every slot is already taken.
+    /// [`Error::NoWorkerSlot`] if every slot is already taken,
+    /// [`Error::WorkerInsideOwnFork`] as above.
     pub fn run_worker(&self) -> Result<(), Error> {
+        if env::worker_inside_own_fork(self) {
+            return Err(Error::WorkerInsideOwnFork);
+        }
         let workers = self.threads - 1;
         let claimed = self
             .claimed

@@ -21,7 +21,7 @@ use super::Team;
 use crate::sync::UnsafeCell;
 
 /// One level of fork nesting: "this thread runs a share of `team`'s fork,
-/// which runs inside `parent`".
+/// which runs inside `parent`" (`team` is null for a call run inline).
 pub(crate) struct Frame {
     team: *const Team,
     /// The enclosing fork; for a worker's frame, null (see the module docs).
@@ -49,6 +49,18 @@ impl Frame {
             team,
             parent: core::ptr::null(),
             worker: true,
+        }
+    }
+
+    /// The frame of a call that runs inline on this thread (`run_inline`):
+    /// it stands for no team, so `stop` still waits for any team's fork, but
+    /// it makes [`in_fork`] true, so calls from the inline shares that find
+    /// a team busy run inline at once, as a real fork's tasks would.
+    pub(crate) fn inline() -> Self {
+        Frame {
+            team: core::ptr::null(),
+            parent: CURRENT_FRAME.with(|current| current.get()),
+            worker: false,
         }
     }
 

@@ -1,17 +1,33 @@
-//! The panic slot: the first panic payload of a fork, kept until the caller
-//! resumes it (std only).
+//! The panic slot: the panics of one fork, kept until the caller has handed
+//! the team back (std only).
+//!
+//! # Protocol
+//!
+//! - The first share to panic wins the slot (`taken`) and writes its payload
+//!   there; that payload resumes on the caller.
+//! - Every later payload (a *loser*) is pushed onto `losers`, not dropped: a
+//!   payload's `Drop` is user code and may call the very pool whose fork is
+//!   still in flight. The holder takes the winner and the losers after the
+//!   join ([`PanicSlot::take`]) and drops the losers only after it has
+//!   handed every team back and left its fork frame (`fork.rs`), where a
+//!   call from that `Drop` forks like any other call.
+//! - Losers are rare (two shares of one fork must panic), so their list may
+//!   allocate: the fork path without panics allocates nothing.
 
-use crate::sync::{AtomicBool, Ordering, UnsafeCell};
+use crate::sync::{AtomicBool, Mutex, Ordering, UnsafeCell};
 use std::any::Any;
 use std::boxed::Box;
+use std::vec::Vec;
 
 /// A caught panic.
 pub(crate) type Payload = Box<dyn Any + Send>;
 
-/// Holds the first panic payload of a fork until the caller resumes it.
+/// Holds the panics of a fork until the caller resumes the first.
 pub(crate) struct PanicSlot {
     taken: AtomicBool,
     payload: UnsafeCell<Option<Payload>>,
+    /// Payloads that lost the race, kept for the holder to drop later.
+    losers: Mutex<Vec<Payload>>,
 }
 
 impl PanicSlot {
@@ -19,10 +35,11 @@ impl PanicSlot {
         PanicSlot {
             taken: AtomicBool::new(false),
             payload: UnsafeCell::new(None),
+            losers: Mutex::new(Vec::new()),
         }
     }
 
-    /// Keeps `payload` if it is the fork's first, else drops it here.
+    /// Keeps `payload` as the fork's first, or among its losers.
     pub(crate) fn offer(&self, payload: Payload) {
         // Relaxed: only the winner writes the slot, and the caller reads it
         // after the join's Acquire, which orders the winner's write first.
@@ -32,23 +49,33 @@ impl PanicSlot {
             self.payload
                 .with_mut(|slot| unsafe { *slot = Some(payload) });
         } else {
-            drop_payload(payload);
+            let mut losers = self
+                .losers
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner());
+            losers.push(payload);
         }
     }
 
-    /// Takes this fork's payload. Only the holder calls it, after the join.
-    pub(crate) fn take(&self) -> Option<Payload> {
+    /// Takes this fork's first payload, and moves its losers into `losers`.
+    /// Only the holder calls it, after the join.
+    pub(crate) fn take(&self, losers: &mut Vec<Payload>) -> Option<Payload> {
         if !self.taken.load(Ordering::Relaxed) {
             return None;
         }
         self.taken.store(false, Ordering::Relaxed);
+        let mut kept = self
+            .losers
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        losers.append(&mut kept);
         // SAFETY: every share has ended (joined), so no one else touches it.
         self.payload.with_mut(|slot| unsafe { (*slot).take() })
     }
 }
 
 /// Drops a payload that lost the race to be resumed. A payload whose own
-/// `Drop` panics is leaked rather than allowed to unwind out of a worker.
+/// `Drop` panics is leaked rather than allowed to unwind further.
 pub(crate) fn drop_payload(payload: Payload) {
     let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(payload)));
     if let Err(second) = dropped {

@@ -2,23 +2,47 @@
 //! idle threads spin and then park ([`Parking`]), and fork frames tell a
 //! thread whether a busy team may be waiting for it.
 //!
+//! # A call that finds the team busy
+//!
+//! - From inside a task of any tine fork (the fork frames say so), it runs
+//!   inline at once: this thread may be what the holder waits for.
+//! - Otherwise it parks until the holder hands the team back, for at most
+//!   the team's busy wait ([`DEFAULT_BUSY_WAIT`], or
+//!   [`crate::Builder::busy_wait`]), and then runs inline if the team is
+//!   still busy. Such a caller may be a helper thread that a task spawned
+//!   and joins, which no frame can reveal; the bound is what keeps it from
+//!   waiting forever for the fork that waits for it. Every wait for the lock
+//!   in a dispatch is therefore finite, so no cycle of threads can wait on
+//!   each other through a team's lock.
+//! - `stop` outside the team's fork parks for as long as the fork runs (it
+//!   cannot run "inline"); it wakes when the holder hands the team back.
+//!
 //! `bare_env.rs` has the same items for builds without `std`; `team/mod.rs`
 //! picks one of the two, once.
 
+use super::nesting::Frame as NestingFrame;
 use super::nesting::{frames_contain, in_fork};
 use super::panic::{drop_payload, PanicSlot};
 use super::Team;
 use crate::error::Error;
 use crate::sync::{AtomicU32, Generation};
 use crate::wait::{Parking, WaitPolicy, Waiter};
+use core::time::Duration;
+use std::vec::Vec;
+
+/// How long a call that finds a team busy, outside any task, waits for it
+/// (parked) before it runs inline on the calling thread instead. See
+/// [`crate::Builder::busy_wait`].
+pub const DEFAULT_BUSY_WAIT: Duration = Duration::from_millis(100);
 
 pub(super) use super::nesting::{leave, Frame, FrameSlot};
-pub(super) use super::panic::Payload;
+use super::panic::Payload;
 
-/// A team's parking state and panic slot.
+/// A team's parking state, panic slot and busy-wait bound.
 pub(super) struct Env {
     parking: Parking,
     panic: PanicSlot,
+    busy_wait: Duration,
 }
 
 impl Env {
@@ -26,7 +50,31 @@ impl Env {
         Env {
             parking: Parking::new(),
             panic: PanicSlot::new(),
+            busy_wait: DEFAULT_BUSY_WAIT,
         }
+    }
+
+    /// A caller's wait for a busy team, outside any task: parks until
+    /// `try_take` succeeds or the busy wait runs out (then false: run
+    /// inline). With `bounded` false (`stop`), waits for as long as it
+    /// takes.
+    pub(super) fn wait_for_idle(
+        &self,
+        waiter: &Waiter,
+        countdown: &AtomicU32,
+        try_take: impl FnMut() -> bool,
+        bounded: bool,
+    ) -> bool {
+        let limit = bounded.then_some(self.busy_wait);
+        self.parking
+            .wait_for_idle(waiter, countdown, try_take, limit)
+    }
+
+    /// Right after the holder stored `0` in the countdown: wakes the
+    /// threads parked in [`Env::wait_for_idle`].
+    #[inline]
+    pub(super) fn handed_back(&self, countdown: &AtomicU32) {
+        self.parking.wake_idle_waiters(countdown);
     }
 
     /// Right after a new generation is stored: wakes parked workers, and
@@ -79,26 +127,68 @@ impl Env {
         self.run_share(share);
     }
 
-    /// This fork's first panic payload. Only the holder calls it, after the
-    /// join.
-    pub(super) fn take_panic(&self) -> Option<Payload> {
-        self.panic.take()
+    /// Moves this fork's panics into `panics`. Only the holder calls it,
+    /// after the join.
+    pub(super) fn take_panics(&self, panics: &mut Panics) {
+        let found = self.panic.take(&mut panics.losers);
+        panics.keep(found);
     }
 }
 
-/// Keeps the first payload of a fork that spans several teams; drops later
-/// ones.
-pub(super) fn keep_first(first: &mut Option<Payload>, found: Option<Payload>) {
-    match (first.is_some(), found) {
-        (false, found) => *first = found,
-        (true, Some(later)) => drop_payload(later),
-        (true, None) => {}
+/// The panics of one fork, spanning every team of a spread fork: the first
+/// payload, to resume, and the others, to drop once the teams are handed
+/// back (a payload's `Drop` may call the same pool; `panic.rs`).
+pub(super) struct Panics {
+    first: Option<Payload>,
+    losers: Vec<Payload>,
+}
+
+impl Panics {
+    /// No panics (allocates nothing).
+    pub(super) fn new() -> Self {
+        Panics {
+            first: None,
+            losers: Vec::new(),
+        }
+    }
+
+    /// Keeps `found` if it is the first payload, else as a loser.
+    fn keep(&mut self, found: Option<Payload>) {
+        match (&self.first, found) {
+            (None, found) => self.first = found,
+            (Some(_), Some(later)) => self.losers.push(later),
+            (Some(_), None) => {}
+        }
+    }
+
+    /// Drops the losers, then resumes the first payload, if any. Call only
+    /// once every team of the fork is handed back and the caller's frame is
+    /// left, so a loser's `Drop` may call the pool again.
+    pub(super) fn finish(self) {
+        for loser in self.losers {
+            drop_payload(loser);
+        }
+        if let Some(first) = self.first {
+            std::panic::resume_unwind(first);
+        }
     }
 }
 
-/// Resumes a share's panic on the caller.
-pub(super) fn resume(payload: Payload) -> ! {
-    std::panic::resume_unwind(payload)
+/// Runs `share(thread_index)` for every index in `0..threads` on the
+/// calling thread, in order, as a fork would: a panicking share does not
+/// stop the rest, and the first payload resumes once all have run. Marks
+/// the thread as inside a task meanwhile, so that calls from these shares
+/// that find a team busy run inline at once instead of waiting.
+pub(crate) fn run_inline(threads: usize, share: impl Fn(usize)) {
+    let frame = NestingFrame::inline();
+    let outer = frame.enter();
+    let mut panics = Panics::new();
+    for thread_index in 0..threads {
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| share(thread_index)));
+        panics.keep(ran.err());
+    }
+    leave(outer);
+    panics.finish();
 }
 
 /// Whether a call that finds a team busy may wait for it: not from inside
@@ -112,12 +202,24 @@ pub(super) fn inside_fork_of(team: &Team) -> bool {
     frames_contain(team)
 }
 
+/// Whether [`Team::run_worker`] can tell that it was called from inside a
+/// task of the team's own fork: always, with `std`.
+pub(super) fn worker_inside_own_fork(team: &Team) -> bool {
+    frames_contain(team)
+}
+
 /// How a team built by [`Team::new`] waits.
 pub(super) fn default_waiter(threads: usize) -> Waiter {
     Waiter::new(WaitPolicy::Adaptive, threads)
 }
 
 impl Team {
+    /// Sets how long a call that finds this team busy waits before it runs
+    /// inline (see [`crate::Builder::busy_wait`]). Before the team is shared.
+    pub(crate) fn set_busy_wait(&mut self, limit: Duration) {
+        self.env.busy_wait = limit;
+    }
+
     /// A team whose idle threads wait by `policy`.
     ///
     /// # Errors

@@ -9,6 +9,7 @@
 //! re-checks its own and waits again.
 
 use crate::sync::{fence, AtomicU32, Condvar, Mutex, Ordering};
+use core::time::Duration;
 
 /// Mutex and condvar parking.
 #[derive(Debug)]
@@ -52,6 +53,25 @@ impl Backend {
                 .wait(guard)
                 .unwrap_or_else(|poison| poison.into_inner());
         }
+    }
+
+    /// Blocks while `word == expected`, for at most `timeout` (no limit if
+    /// `None`, and none under loom, which models no time). May return early
+    /// or spuriously: callers re-check.
+    pub(crate) fn wait_timeout(&self, word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
+        #[cfg(not(loom))]
+        if let Some(timeout) = timeout {
+            let guard = self
+                .lock
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner());
+            if word.load(Ordering::Relaxed) == expected {
+                let _ = self.condvar.wait_timeout(guard, timeout);
+            }
+            return;
+        }
+        let _ = timeout;
+        self.wait(word, expected);
     }
 
     /// Wakes every thread blocked in `wait`; returns true (it cannot tell

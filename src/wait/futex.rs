@@ -30,6 +30,7 @@
 
 use crate::sync::{fence, AtomicU32, Ordering};
 use core::sync::atomic::{compiler_fence, AtomicU8};
+use core::time::Duration;
 
 /// Futex parking, with the fence strategy chosen once per process.
 #[derive(Debug)]
@@ -84,6 +85,31 @@ impl Backend {
                 libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
                 expected,
                 core::ptr::null::<libc::timespec>(),
+            );
+        }
+    }
+
+    /// Blocks while `word == expected`, for at most `timeout` (no limit if
+    /// `None`). May return early or spuriously: callers re-check.
+    pub(crate) fn wait_timeout(&self, word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
+        let Some(timeout) = timeout else {
+            return self.wait(word, expected);
+        };
+        let relative = libc::timespec {
+            tv_sec: libc::time_t::try_from(timeout.as_secs()).unwrap_or(libc::time_t::MAX),
+            // Under 10^9, which every `c_long` holds.
+            tv_nsec: timeout.subsec_nanos() as libc::c_long,
+        };
+        // SAFETY: `word` is a live, aligned 32-bit atomic for the whole call;
+        // FUTEX_WAIT only reads it and the relative timeout, which lives on
+        // our stack for the call.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                word.as_ptr(),
+                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                expected,
+                &relative as *const libc::timespec,
             );
         }
     }

@@ -1,11 +1,17 @@
-//! The two parking handshakes of a fork, on top of an OS [`Backend`]: workers
-//! parking until the next generation, and the caller parking until the join.
-//! The no-lost-wakeup argument is at the top of `wait/mod.rs`.
+//! The parking handshakes of a team, on top of an OS [`Backend`]: workers
+//! parking until the next generation, the caller parking until the join,
+//! and a thread that found the team busy (a second caller, or `stop`)
+//! parking until the holder hands it back. The no-lost-wakeup argument is at
+//! the top of `wait/mod.rs`; the third handshake follows the same table,
+//! with the hand-back's store of `0` as the event and `busy_waiters` as the
+//! announcement.
 
 use super::backend::Backend;
 use super::Waiter;
 use crate::sync::{fence, AtomicBool, AtomicU32, Ordering};
+use core::time::Duration;
 use crossbeam_utils::CachePadded;
+use std::time::Instant;
 
 /// Who has announced that they are parked. Read on every fork by the caller
 /// and the last worker; written only on the parking paths.
@@ -15,6 +21,9 @@ struct Announcements {
     sleepers: AtomicU32,
     /// Whether the caller is parked, or about to park, on the countdown.
     caller_parked: AtomicBool,
+    /// Threads parked, or about to park, on the countdown until the team is
+    /// handed back ([`Parking::wait_for_idle`]).
+    busy_waiters: AtomicU32,
 }
 
 /// A team's parking state.
@@ -30,6 +39,7 @@ impl Parking {
             announced: CachePadded::new(Announcements {
                 sleepers: AtomicU32::new(0),
                 caller_parked: AtomicBool::new(false),
+                busy_waiters: AtomicU32::new(0),
             }),
             backend: Backend::new(),
         }
@@ -139,6 +149,67 @@ impl Parking {
         // SeqCst fence: pairs with the fence in `wait_for_join` (Dekker).
         fence(Ordering::SeqCst);
         if self.announced.caller_parked.load(Ordering::Relaxed) {
+            self.backend.wake_all(countdown);
+        }
+    }
+
+    /// Waits until `try_take` succeeds, parking on `countdown` (the team's
+    /// lock word, `0` when idle) while the team is busy. Returns false if
+    /// `limit` passed first (never under loom, whose models check the
+    /// wake-up itself). Spins for the waiter's budget first, then parks
+    /// whatever the policy: a busy team may stay busy for a long fork.
+    pub(crate) fn wait_for_idle(
+        &self,
+        waiter: &Waiter,
+        countdown: &AtomicU32,
+        mut try_take: impl FnMut() -> bool,
+        limit: Option<Duration>,
+    ) -> bool {
+        if waiter.spin(|| countdown.load(Ordering::Relaxed) == 0 && try_take()) {
+            return true;
+        }
+        #[cfg(not(loom))]
+        let deadline = limit.and_then(|limit| Instant::now().checked_add(limit));
+        #[cfg(loom)]
+        let deadline: Option<Instant> = {
+            let _ = limit;
+            None
+        };
+        loop {
+            if try_take() {
+                return true;
+            }
+            let remaining = match deadline {
+                None => None,
+                Some(deadline) => match deadline.checked_duration_since(Instant::now()) {
+                    Some(left) if !left.is_zero() => Some(left),
+                    _ => return false,
+                },
+            };
+            self.announced.busy_waiters.fetch_add(1, Ordering::Relaxed);
+            // Dekker: pairs with the fast fence in `wake_idle_waiters`.
+            let fenced = self.backend.slow_fence();
+            let seen = countdown.load(Ordering::Relaxed);
+            if fenced && seen != 0 {
+                self.backend.wait_timeout(countdown, seen, remaining);
+            }
+            self.announced.busy_waiters.fetch_sub(1, Ordering::Relaxed);
+            if !fenced {
+                // Cannot park safely: give the core away between polls.
+                super::give_way(waiter);
+            }
+        }
+    }
+
+    /// Called by the holder right after it stored `0` in `countdown` (handed
+    /// the team back): wakes the threads parked in
+    /// [`Parking::wait_for_idle`]. Makes no syscall unless one announced
+    /// itself.
+    #[inline]
+    pub(crate) fn wake_idle_waiters(&self, countdown: &AtomicU32) {
+        // Dekker: pairs with the slow fence in `wait_for_idle`.
+        self.backend.fast_fence();
+        if self.announced.busy_waiters.load(Ordering::Relaxed) != 0 {
             self.backend.wake_all(countdown);
         }
     }

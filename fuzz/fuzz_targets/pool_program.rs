@@ -1,0 +1,10 @@
+//! Fuzz target: the input is a program of pool operations (`program.rs`),
+//! run with an oracle after each operation and a watchdog over all of them.
+#![no_main]
+
+#[path = "../program.rs"]
+mod program;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    program::run(data);
+});

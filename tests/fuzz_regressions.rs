@@ -1,0 +1,40 @@
+//! Replays every fuzz input kept in `fuzz/regressions/` (crashes the fuzzer
+//! found, and seeds worth keeping) through the fuzz target's program and
+//! oracle, plus a few random programs, so `cargo test` covers them without
+//! nightly or cargo-fuzz.
+#![cfg(not(loom))]
+
+#[path = "../fuzz/program.rs"]
+mod program;
+
+#[test]
+fn every_kept_fuzz_input_still_passes() {
+    let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/regressions");
+    let mut inputs: Vec<_> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "bin"))
+        .collect();
+    inputs.sort();
+    assert!(!inputs.is_empty(), "no inputs in {folder}");
+    for input in inputs {
+        eprintln!("replaying {}", input.display());
+        program::run(&std::fs::read(&input).unwrap());
+    }
+}
+
+#[test]
+fn random_programs_pass() {
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    for _ in 0..16 {
+        let program: Vec<u8> = (0..96)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u8
+            })
+            .collect();
+        program::run(&program);
+    }
+}

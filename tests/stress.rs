@@ -1,0 +1,194 @@
+//! The stress suite: long runs, ignored by default. Run it in release:
+//!
+//! ```sh
+//! cargo test --release --test stress -- --ignored
+//! ```
+//!
+//! `TINE_STRESS_SCALE` (a percentage, default 100) shrinks every loop, for
+//! the sanitizer runs in `.ci/run`. Threads are spawned with
+//! `std::thread::spawn` and joined with `join` (never `thread::scope`), so
+//! ThreadSanitizer sees every join.
+#![cfg(not(loom))]
+
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Duration;
+use tine::{ThreadPool, WaitPolicy};
+
+/// `count` scaled by `TINE_STRESS_SCALE` percent, at least 1.
+fn scaled(count: usize) -> usize {
+    let percent: usize = std::env::var("TINE_STRESS_SCALE")
+        .ok()
+        .and_then(|scale| scale.parse().ok())
+        .unwrap_or(100);
+    (count * percent / 100).max(1)
+}
+
+/// A small deterministic generator, so a failure can be replayed.
+struct XorShift(u64);
+
+impl XorShift {
+    fn below(&mut self, bound: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % bound.max(1)
+    }
+}
+
+/// One call of kind `kind % 4` with `n` tasks; checks every task ran once.
+fn checked_call(pool: &ThreadPool, kind: u64, n: usize, hits: &[AtomicU8]) {
+    let visit = |task: usize| {
+        hits[task].fetch_add(1, Relaxed);
+    };
+    let tasks = match kind % 4 {
+        0 => {
+            pool.for_threads(|thread_index, _| visit(thread_index));
+            pool.threads()
+        }
+        1 => {
+            pool.for_n(n, |prong| visit(prong.task_index));
+            n
+        }
+        2 => {
+            pool.for_slices(n, |first, count| {
+                (first.task_index..first.task_index + count).for_each(visit)
+            });
+            n
+        }
+        _ => {
+            pool.for_n_dynamic(n, |prong| visit(prong.task_index));
+            n
+        }
+    };
+    for (task, hit) in hits.iter().enumerate() {
+        let want = u8::from(task < tasks);
+        assert_eq!(
+            hit.swap(0, Relaxed),
+            want,
+            "kind {kind}, n {n}, task {task}"
+        );
+    }
+}
+
+/// `forks` forks of every kind on `pool`, with a pause now and then so the
+/// workers and the caller cross the spin/park boundary.
+fn mixed_forks(pool: &ThreadPool, forks: usize, seed: u64) {
+    let mut rng = XorShift(seed);
+    let hits: Vec<AtomicU8> = (0..128).map(|_| AtomicU8::new(0)).collect();
+    for fork in 0..forks {
+        let n = rng.below(128) as usize;
+        checked_call(pool, rng.below(4), n, &hits);
+        if fork % 64 == 0 {
+            match rng.below(4) {
+                0 => pool.sleep(0),
+                1 => std::thread::sleep(Duration::from_micros(rng.below(300))),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "stress: run with --ignored, in release"]
+fn a_million_forks_of_every_kind_across_the_spin_park_boundary() {
+    // A million forks in all, most on the cheap paths. Two threads, so the
+    // spinning policies do not starve a thread of its core on a 2-core
+    // machine (oversubscription has its own test below).
+    let runs = [
+        (WaitPolicy::Adaptive, 400_000),
+        (WaitPolicy::SpinThenPark(Duration::from_micros(20)), 250_000),
+        (WaitPolicy::AlwaysPark, 150_000),
+        (WaitPolicy::AlwaysSpin, 200_000),
+    ];
+    for (index, (policy, forks)) in runs.into_iter().enumerate() {
+        let pool = ThreadPool::builder()
+            .threads(2)
+            .wait_policy(policy)
+            .build()
+            .unwrap();
+        let (forks, start) = (scaled(forks), std::time::Instant::now());
+        mixed_forks(&pool, forks, 0x5eed + index as u64);
+        eprintln!("{policy:?}: {forks} forks in {:?}", start.elapsed());
+    }
+}
+
+#[test]
+#[ignore = "stress: run with --ignored, in release"]
+fn sixty_four_threads_on_two_cores() {
+    let pool = ThreadPool::try_spawn(64).unwrap();
+    let mut rng = XorShift(64);
+    let hits: Vec<AtomicU8> = (0..1024).map(|_| AtomicU8::new(0)).collect();
+    for _ in 0..scaled(3_000) {
+        let n = rng.below(1024) as usize;
+        checked_call(&pool, rng.below(4), n, &hits);
+    }
+}
+
+#[test]
+#[ignore = "stress: run with --ignored, in release"]
+fn concurrent_dispatch_from_eight_external_threads() {
+    let pool = Arc::new(ThreadPool::try_spawn(3).unwrap());
+    let calls = Arc::new(AtomicUsize::new(0));
+    let callers: Vec<_> = (0..8u64)
+        .map(|caller| {
+            let (pool, calls) = (Arc::clone(&pool), Arc::clone(&calls));
+            std::thread::spawn(move || {
+                let mut rng = XorShift(caller + 1);
+                let hits: Vec<AtomicU8> = (0..256).map(|_| AtomicU8::new(0)).collect();
+                for _ in 0..scaled(10_000) {
+                    let n = rng.below(256) as usize;
+                    checked_call(&pool, rng.below(4), n, &hits);
+                    calls.fetch_add(1, Relaxed);
+                }
+            })
+        })
+        .collect();
+    for caller in callers {
+        caller.join().unwrap();
+    }
+    assert_eq!(calls.load(Relaxed), 8 * scaled(10_000));
+}
+
+/// A field of `/proc/self/status` (`Threads`, `VmRSS` in kB, ...).
+fn status(field: &str) -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status
+        .lines()
+        .find(|line| line.starts_with(field) && line[field.len()..].starts_with(':'))
+        .unwrap_or_else(|| panic!("no {field} in /proc/self/status"));
+    line[field.len() + 1..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+#[ignore = "stress: run with --ignored, in release"]
+fn pools_created_and_dropped_in_a_loop_leak_no_threads_or_memory() {
+    let round = |size: usize| {
+        let pool = ThreadPool::try_spawn(size).unwrap();
+        let hits: Vec<AtomicU8> = (0..64).map(|_| AtomicU8::new(0)).collect();
+        checked_call(&pool, 3, 64, &hits);
+        checked_call(&pool, 0, 0, &hits);
+    };
+    // Warm up: the allocator's arenas and the first thread stacks.
+    for size in 1..=8 {
+        round(size);
+    }
+    let (threads, rss_kb) = (status("Threads"), status("VmRSS"));
+    let rounds = scaled(2_000);
+    for index in 0..rounds {
+        round(1 + index % 8);
+    }
+    assert_eq!(status("Threads"), threads, "threads leaked");
+    let grown = status("VmRSS").saturating_sub(rss_kb);
+    // 2 000 pools of up to 7 workers: a leak of one stack or one team per
+    // pool would grow the RSS by far more than this.
+    assert!(
+        grown < 16 * 1024,
+        "RSS grew by {grown} kB over {rounds} pools"
+    );
+}

@@ -1,0 +1,56 @@
+//! Test support shared by several test binaries (`mod support;`).
+//!
+//! [`scope`] is `std::thread::scope` with joins that ThreadSanitizer can
+//! see. std's scope waits for its threads through a counter in the
+//! (uninstrumented) standard library and then detaches them, so TSan sees
+//! no happens-before edge from a scoped thread's last access to whatever the
+//! test does after the scope, and reports races that cannot happen. This
+//! scope (crossbeam's underneath) joins every thread with `pthread_join`,
+//! which TSan intercepts. Tests use it everywhere, so the same tests run
+//! under the sanitizers and without them.
+#![allow(dead_code)] // not every test binary uses every item
+
+/// A scope whose threads may borrow from the enclosing stack, like
+/// [`std::thread::scope`]; see the module docs.
+pub fn scope<'env, T>(body: impl for<'s> FnOnce(&'s Scope<'s, 'env>) -> T) -> T {
+    let outcome = crossbeam_utils::thread::scope(|inner| body(&Scope(inner)));
+    outcome.unwrap_or_else(|panics| std::panic::resume_unwind(panics))
+}
+
+/// The scope handed to [`scope`]'s body.
+pub struct Scope<'s, 'env>(&'s crossbeam_utils::thread::Scope<'env>);
+
+impl<'s, 'env> Scope<'s, 'env> {
+    /// Spawns a thread that the scope joins (with `pthread_join`) before it
+    /// returns.
+    pub fn spawn<T: Send + 'env>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'env,
+    ) -> crossbeam_utils::thread::ScopedJoinHandle<'s, T> {
+        self.0.spawn(move |_| f())
+    }
+}
+
+/// Makes panic messages print one at a time, under a lock that
+/// ThreadSanitizer sees. std prints a panic through its own buffers and
+/// locks, which are not instrumented; two tasks that panic at once then look
+/// like a race inside std. Call it first in tests where several threads
+/// panic together. The default output is kept.
+pub fn serialize_panic_output() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    static PRINTING: AtomicBool = AtomicBool::new(false);
+    INSTALL.call_once(|| {
+        let print = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            // Acquire: pairs with the Release store below, so each message
+            // is printed after the previous one, as TSan sees it.
+            while PRINTING.swap(true, Ordering::Acquire) {
+                std::hint::spin_loop();
+            }
+            print(info);
+            // Release: pairs with the Acquire swap above.
+            PRINTING.store(false, Ordering::Release);
+        }));
+    });
+}
