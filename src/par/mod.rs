@@ -67,7 +67,7 @@
 //! | `RAYON_NUM_THREADS` | `TINE_NUM_THREADS` |
 //! | — | `.schedule(Schedule::Dynamic { grain })`, `.schedule(Schedule::Guided { min })`, `.with_pool(&pool)` |
 //! | `rayon::join`, `rayon::scope`, `rayon::spawn` | not offered: tine runs one fork per call and has no task queue to put a spawned task on; use `pool.for_threads` for a fixed set of parallel jobs |
-//! | `par_bridge` | not offered: use `ThreadPool::map_ordered` (ordered, batched) where it exists, or collect the items first |
+//! | `iter.par_bridge()` | `pool.map_ordered(iter, f)`: ordered, in adaptive batches, one fork per window (`crate::stream`) |
 //! | `par_sort` and friends | not offered: sorting needs recursive splits, which a single fork does not give |
 //!
 //! # Coming from OpenMP
