@@ -284,7 +284,14 @@ impl Runner {
                 pool.for_threads(|thread_index, _| {
                     if thread_index == helper_share {
                         std::thread::scope(|scope| {
-                            scope.spawn(|| schedule.call(pool, n, &|task| hits.visit(task, None)));
+                            let helper = scope
+                                .spawn(|| schedule.call(pool, n, &|task| hits.visit(task, None)));
+                            // Joined (pthread_join), not left for the scope
+                            // to detach: a thread still exiting when the
+                            // input ends looks like a leak to LeakSanitizer.
+                            helper
+                                .join()
+                                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
                         });
                     }
                 });
@@ -297,10 +304,18 @@ impl Runner {
             } => {
                 let pool = self.pool();
                 std::thread::scope(|scope| {
-                    for caller in 0..callers {
-                        // Each caller its own call: the calls differ a little.
-                        let (schedule, n) = (schedule, n + caller);
-                        scope.spawn(move || call_once(pool, schedule, n, &op));
+                    let threads: Vec<_> = (0..callers)
+                        .map(|caller| {
+                            // Each caller its own call: they differ a little.
+                            let (schedule, n) = (schedule, n + caller);
+                            scope.spawn(move || call_once(pool, schedule, n, &op))
+                        })
+                        .collect();
+                    // Joined, as for `Op::Helper`.
+                    for thread in threads {
+                        thread
+                            .join()
+                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
                     }
                 });
             }

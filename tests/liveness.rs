@@ -65,7 +65,14 @@ impl Drop for ForksOnDrop {
 fn a_losing_panic_payload_may_fork_on_the_same_pool() {
     support::serialize_panic_output();
     within(LIMIT, || {
-        let pool = Arc::new(ThreadPool::try_spawn(4).unwrap());
+        // A busy wait far past the watchdog: if a loser were dropped while
+        // the pool is still held, its fork would wait, not run inline.
+        let pool = ThreadPool::builder()
+            .threads(4)
+            .busy_wait(Duration::from_secs(600))
+            .build()
+            .unwrap();
+        let pool = Arc::new(pool);
         let forks = Arc::new(AtomicUsize::new(0));
         for round in 1..=20 {
             let result = catch_unwind(AssertUnwindSafe(|| {
@@ -344,6 +351,7 @@ mod distributed {
         }
     }
 
+    /// With a busy wait far past the watchdog (see the plain pool's test).
     fn pool() -> DistributedPool {
         let path = format!(
             "{}/tests/topologies/amd-2s-epyc7451__AMD-17h-Zen-2xEpyc-7451.xml",
@@ -354,6 +362,7 @@ mod distributed {
         DistributedPool::builder(&topology)
             .threads(16)
             .pin(Pin::Cores)
+            .busy_wait(Duration::from_secs(600))
             .build()
             .unwrap()
     }

@@ -79,7 +79,9 @@ pub unsafe trait ForkJoin: Sync {
     /// A panic in any share is caught, every share still runs and joins,
     /// and the first payload resumes on the caller. A call from inside a
     /// task of any tine fork never waits for a busy pool: it runs every
-    /// share inline, in thread order.
+    /// share inline, in thread order (every share even if one panics; the
+    /// first payload resumes). Any other call waits for a busy pool for a
+    /// bounded time, parked, and then runs inline too (see [`Team`]).
     fn fork_join(&self, share: &Share<'_>);
 
     /// Per-thread slots for the partial results of reductions, owned by the
