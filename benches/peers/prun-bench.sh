@@ -90,7 +90,7 @@ row prun-pipe-k "$LINES" "$dir/in" parallel-pipe-k "$prun -j$JOBS -k --pipe -- c
 row wc "$LINES" "$dir/in" "" "wc -l"
 row prun-count "$LINES" "$dir/in" wc "$prun -j$JOBS --count"
 # Piped on: GNU grep stops at the first match when its stdout is /dev/null.
-row grep "$LINES" "$dir/in" "" "grep -F 4242 | cat"
-row prun-grep "$LINES" "$dir/in" grep "$prun -j$JOBS --grep 4242"
+row grep "$LINES" "$dir/in" "" "grep -F 42 | cat"
+row prun-grep "$LINES" "$dir/in" grep "$prun -j$JOBS --grep 42"
 echo
 echo "load after: $(uptime)"
