@@ -555,3 +555,44 @@ fn tiny_windows_still_finish_in_order() {
         }
     }
 }
+
+/// Hands out `burst` at once, then one line per read, `pause` apart.
+struct BurstThenTrickle {
+    burst: Vec<u8>,
+    slow_lines: usize,
+    pause: Duration,
+}
+
+impl Read for BurstThenTrickle {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if !self.burst.is_empty() {
+            let n = buf.len().min(self.burst.len());
+            buf[..n].copy_from_slice(&self.burst[..n]);
+            self.burst.drain(..n);
+            return Ok(n);
+        }
+        if self.slow_lines == 0 {
+            return Ok(0);
+        }
+        self.slow_lines -= 1;
+        std::thread::sleep(self.pause);
+        buf[..5].copy_from_slice(b"slow\n");
+        Ok(5)
+    }
+}
+
+#[test]
+fn batches_grow_with_the_backlog_and_shrink_when_input_stalls() {
+    let pool = tine::spawn(2);
+    let input = BurstThenTrickle {
+        burst: lines(300_000),
+        slow_lines: 40,
+        pause: Duration::from_millis(2),
+    };
+    let stats = pool
+        .stream_records(input, io::sink(), StreamOptions::default(), echo)
+        .unwrap();
+    assert_eq!(stats.records, 300_040);
+    assert!(stats.peak_batch >= 1000, "grew to {}", stats.peak_batch);
+    assert!(stats.final_batch <= 4, "shrank to {}", stats.final_batch);
+}
