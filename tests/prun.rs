@@ -191,3 +191,29 @@ fn a_missing_command_ends_prun_even_while_stdin_stays_open() {
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
     drop(stdin);
 }
+
+#[test]
+fn long_batches_are_split_to_fit_the_command_line() {
+    // 400,000 short records: far more arguments than one exec takes.
+    let output = run(
+        &["-j", "2", "--", "sh", "-c", "echo $#", "sh"],
+        &numbers(400_000),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let counts: Vec<u64> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert_eq!(counts.iter().sum::<u64>(), 400_000);
+    // One record of 1.5 MiB, alone, cannot fit: a clear error, not a hang.
+    let mut huge = vec![b'x'; 1536 * 1024];
+    huge.push(b'\n');
+    let output = run(&["--", "true"], &huge);
+    assert_eq!(output.status.code(), Some(126));
+    assert!(
+        stderr(&output).contains("Argument list too long"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -45,7 +45,10 @@ median_seconds() {
     local input=$1 command=$2 times=() start end
     for _ in $(seq "$RUNS"); do
         start=$EPOCHREALTIME
-        bash -c "$command" <"$input" >/dev/null
+        if ! bash -c "set -o pipefail; $command" <"$input" >/dev/null; then
+            echo "failed: $command" >&2
+            exit 1
+        fi
         end=$EPOCHREALTIME
         times+=("$(echo "$end - $start" | bc -l)")
     done
@@ -63,7 +66,9 @@ row() { # row NAME LINES INPUT BASELINE COMMAND
     else
         ratio="baseline"
     fi
-    printf '| `%s` | %s | %.3f | %.2fM | %s |\n' "${command//$prun/prun}" "$lines" "$seconds" \
+    local shown=${command//$prun/prun}
+    shown=${shown//|/\\|} # a pipe inside a markdown cell
+    printf '| `%s` | %s | %.3f | %.2fM | %s |\n' "$shown" "$lines" "$seconds" \
         "$(echo "$lps / 1000000" | bc -l)" "$ratio"
 }
 
@@ -84,7 +89,8 @@ row parallel-pipe-k "$LINES" "$dir/in" "" "parallel --will-cite -j$JOBS -k --pip
 row prun-pipe-k "$LINES" "$dir/in" parallel-pipe-k "$prun -j$JOBS -k --pipe -- cat"
 row wc "$LINES" "$dir/in" "" "wc -l"
 row prun-count "$LINES" "$dir/in" wc "$prun -j$JOBS --count"
-row grep "$LINES" "$dir/in" "" "grep -F 4242"
-row prun-grep "$LINES" "$dir/in" grep "$prun -j$JOBS --grep 4242"
+# Piped on: GNU grep stops at the first match when its stdout is /dev/null.
+row grep "$LINES" "$dir/in" "" "grep -F 42 | cat"
+row prun-grep "$LINES" "$dir/in" grep "$prun -j$JOBS --grep 42"
 echo
 echo "load after: $(uptime)"

@@ -8,9 +8,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use tine::stream::Batch;
 
-/// The most bytes of records on one command line (the kernel allows about
-/// 2 MiB of arguments and environment).
+/// The most bytes of arguments on one command line, counting each
+/// argument's terminating NUL and its `argv` pointer, as the kernel does.
+/// Linux allows a quarter of the stack limit (2 MiB with the usual 8 MiB)
+/// for arguments and environment together; a command refused with `E2BIG`
+/// anyway is split in two and retried.
 const ARG_BYTES: usize = 1024 * 1024;
+
+/// What one argument costs besides its bytes: its NUL and its pointer.
+const ARG_OVERHEAD: usize = 1 + std::mem::size_of::<usize>();
 
 /// The command and what happened to its runs.
 pub struct Runner {
@@ -48,21 +54,35 @@ impl Runner {
         let mut records = Vec::with_capacity(batch.len().min(self.max_records));
         let (mut bytes, mut first) = (0, batch.first_record());
         for record in batch.records() {
+            let cost = record.len() + ARG_OVERHEAD;
             if !records.is_empty()
-                && (records.len() == self.max_records || bytes + record.len() > ARG_BYTES)
+                && (records.len() == self.max_records || bytes + cost > ARG_BYTES)
             {
-                self.run_one(first, &records, None, out)?;
+                self.run_args(first, &records, out)?;
                 first += records.len() as u64;
                 records.clear();
                 bytes = 0;
             }
-            bytes += record.len() + 1;
+            bytes += cost;
             records.push(record);
         }
         if !records.is_empty() {
-            self.run_one(first, &records, None, out)?;
+            self.run_args(first, &records, out)?;
         }
         Ok(())
+    }
+
+    /// Runs the command on `records` as arguments; if the kernel finds the
+    /// list too long, runs it on each half instead.
+    fn run_args(&self, first: u64, records: &[&[u8]], out: &mut Vec<u8>) -> Result<(), SpawnError> {
+        match self.run_one(first, records, None, out) {
+            Err(error) if is_too_long(&error.error) && records.len() > 1 => {
+                let (left, right) = records.split_at(records.len() / 2);
+                self.run_args(first, left, out)?;
+                self.run_args(first + left.len() as u64, right, out)
+            }
+            other => other,
+        }
     }
 
     fn run_one(
@@ -130,6 +150,11 @@ fn finish(child: &mut Child, stdin: Option<&[u8]>, out: &mut Vec<u8>) -> io::Res
         Ok::<(), io::Error>(())
     })?;
     child.wait()
+}
+
+/// `E2BIG`: the argument list is too long.
+fn is_too_long(error: &io::Error) -> bool {
+    error.raw_os_error() == Some(7)
 }
 
 #[cfg(unix)]

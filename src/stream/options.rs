@@ -47,6 +47,7 @@ impl Default for StreamOptions {
 impl StreamOptions {
     /// The byte that ends a record (default `b'\n'`). It is not part of the
     /// record; a final record without one still counts.
+    #[must_use]
     pub fn delimiter(mut self, delimiter: u8) -> Self {
         self.delimiter = delimiter;
         self
@@ -54,6 +55,7 @@ impl StreamOptions {
 
     /// Whether batch outputs are written in input order (default `true`)
     /// or as each batch finishes.
+    #[must_use]
     pub fn ordered(mut self, ordered: bool) -> Self {
         self.ordered = ordered;
         self
@@ -61,12 +63,14 @@ impl StreamOptions {
 
     /// The fewest records per batch while input keeps up (default 1). The
     /// last batch of a read, and the last of the input, may hold fewer.
+    #[must_use]
     pub fn min_batch(mut self, records: usize) -> Self {
         self.min_batch = records;
         self
     }
 
     /// The most records per batch (default [`DEFAULT_MAX_BATCH`]).
+    #[must_use]
     pub fn max_batch(mut self, records: usize) -> Self {
         self.max_batch = records;
         self
@@ -75,6 +79,7 @@ impl StreamOptions {
     /// The number of batches in flight: read and not yet written. It bounds
     /// memory: at most `window + 2` read buffers (of 1 MiB, or the longest
     /// record) and `window` output buffers exist at once.
+    #[must_use]
     pub fn window(mut self, batches: usize) -> Self {
         self.window = Some(batches);
         self

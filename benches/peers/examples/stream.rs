@@ -14,6 +14,9 @@
 //! Rows:
 //! - *count*: every record is visited (its length summed, the records
 //!   counted), nothing is written. This is forkrun's `-C p_count` workload.
+//! - *parse*: every line parsed as a `u64`; the values summed in order
+//!   (`map_ordered` over the lines as an iterator, against `par_bridge`,
+//!   which sums in any order). `bytes` holds the sum here.
 //! - *echo*: every record is copied, with its newline, into the batch's
 //!   output, which is written to a sink (`io::sink()`); ordered and
 //!   unordered. forkrun's `-C p_echo`.
@@ -57,7 +60,7 @@ fn main() {
         .num_threads(threads)
         .build()
         .unwrap();
-    let rows: Vec<(&str, Box<dyn Fn() -> Totals>)> = vec![
+    let rows: Vec<Row<'_>> = vec![
         ("serial count", Box::new(|| serial(&input, false))),
         (
             "tine stream_records count",
@@ -80,16 +83,35 @@ fn main() {
             "rayon par_bridge echo (unordered)",
             Box::new(|| rayon.install(|| rayon_echo(&input))),
         ),
+        ("serial parse", Box::new(|| serial_parse(&input))),
+        (
+            "tine map_ordered parse",
+            Box::new(|| tine_parse(&pool, &input)),
+        ),
+        (
+            "rayon par_bridge parse (unordered)",
+            Box::new(|| rayon.install(|| rayon_parse(&input))),
+        ),
     ];
     let mut serial_count = 0.0;
     let mut serial_echo = 0.0;
+    let mut parse_base = 0.0;
     for (name, row) in &rows {
         let mut times = Vec::with_capacity(samples);
         for _ in 0..samples {
             let start = Instant::now();
             let got = row();
             times.push(start.elapsed().as_secs_f64());
-            assert_eq!(got, want, "{name}");
+            let n = lines as u64;
+            let sum = Totals {
+                records: n,
+                bytes: n * (n + 1) / 2,
+            };
+            assert_eq!(
+                got,
+                if name.contains("parse") { sum } else { want },
+                "{name}"
+            );
         }
         times.sort_by(f64::total_cmp);
         let median = times[times.len() / 2];
@@ -99,10 +121,15 @@ fn main() {
         if *name == "serial echo" {
             serial_echo = median;
         }
+        if *name == "serial parse" {
+            parse_base = median;
+        }
         let base = if name.contains("count") {
             serial_count
-        } else {
+        } else if name.contains("echo") {
             serial_echo
+        } else {
+            parse_base
         };
         println!(
             "{name:<34} {median:>10.4} {:>11.1}M {:>9.2}x",
@@ -112,7 +139,10 @@ fn main() {
     }
 }
 
-#[derive(Debug, Default, PartialEq, Eq)]
+/// A row: its name and one timed run.
+type Row<'a> = (&'a str, Box<dyn Fn() -> Totals + 'a>);
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Totals {
     records: u64,
     bytes: u64,
@@ -230,5 +260,35 @@ fn rayon_echo(input: &[u8]) -> Totals {
             (records, bytes)
         })
         .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    Totals { records, bytes }
+}
+
+fn parse(line: &[u8]) -> u64 {
+    line.iter().fold(0, |n, &d| n * 10 + u64::from(d - b'0'))
+}
+
+fn serial_parse(input: &[u8]) -> Totals {
+    let mut totals = Totals::default();
+    for line in lines_of(input) {
+        totals.records += 1;
+        totals.bytes = totals.bytes.wrapping_add(parse(line));
+    }
+    totals
+}
+
+fn tine_parse(pool: &tine::ThreadPool, input: &[u8]) -> Totals {
+    let mut totals = Totals::default();
+    for value in pool.map_ordered(lines_of(input), parse) {
+        totals.records += 1;
+        totals.bytes = totals.bytes.wrapping_add(value);
+    }
+    totals
+}
+
+fn rayon_parse(input: &[u8]) -> Totals {
+    let (records, bytes) = lines_of(input)
+        .par_bridge()
+        .map(|line| (1u64, parse(line)))
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1.wrapping_add(b.1)));
     Totals { records, bytes }
 }
