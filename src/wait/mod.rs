@@ -148,6 +148,9 @@ pub(crate) struct Waiter {
     /// Micro-yields between two `yield_now` calls within the spin, so a
     /// spinner never holds its core for more than about [`GIVE_WAY_EVERY`].
     give_way_every: u32,
+    /// Micro-yields before a spin first asks whether this thread shares its
+    /// CPU with the thread it waits for (see [`Waiter::spin`]).
+    grace: u32,
 }
 
 impl Waiter {
@@ -160,6 +163,7 @@ impl Waiter {
             yield_limit: 0,
             parks: false,
             give_way_every: u32::MAX,
+            grace: u32::MAX,
         }
     }
 
@@ -168,11 +172,12 @@ impl Waiter {
     pub(crate) fn new(policy: WaitPolicy, threads: usize) -> Self {
         let yielder = Yielder::best();
         let oversubscribed = threads > usable_cpus();
+        let dbg = |name: &str, d: u64| std::env::var(name).ok().map_or(d, |v| v.parse().unwrap());
         let (spin, yield_limit) = match policy {
             WaitPolicy::Adaptive if oversubscribed => {
-                (Some(OVERSUBSCRIBED_SPIN), OVERSUBSCRIBED_YIELDS)
+                (Some(Duration::from_nanos(dbg("DBG_OSPIN", 0))), dbg("DBG_OYIELDS", 32) as u32)
             }
-            WaitPolicy::Adaptive => (Some(DEFAULT_SPIN), DEFAULT_YIELDS),
+            WaitPolicy::Adaptive => (Some(Duration::from_nanos(dbg("DBG_SPIN", 500_000))), dbg("DBG_YIELDS", 8) as u32),
             WaitPolicy::SpinThenPark(spin) => (Some(spin), DEFAULT_YIELDS),
             WaitPolicy::AlwaysPark => (Some(Duration::ZERO), 0),
             WaitPolicy::AlwaysSpin => (None, 0),
@@ -190,7 +195,8 @@ impl Waiter {
             spin_limit,
             yield_limit,
             parks: spin.is_some(),
-            give_way_every: yields_in(yielder, GIVE_WAY_EVERY).max(1),
+            give_way_every: yields_in(yielder, Duration::from_nanos(dbg("DBG_GIVEWAY", GIVE_WAY_EVERY.as_nanos() as u64))).max(1),
+            grace: yields_in(yielder, Duration::from_nanos(dbg("DBG_GRACE", 200))).max(1),
         }
     }
 
@@ -219,19 +225,35 @@ impl Waiter {
         }
         #[cfg(not(loom))]
         {
-            let mut until_give_way = self.give_way_every;
-            for _ in 0..spin_limit {
+            let mut left = spin_limit;
+            let mut until_give_way = self.grace.min(spin_limit);
+            let mut past_grace = false;
+            while left > 0 {
                 if ready() {
                     return true;
                 }
                 self.yielder.micro_yield();
+                left -= 1;
                 until_give_way -= 1;
-                if until_give_way == 0 {
-                    // A long spin may be keeping the very thread it waits for
-                    // off this CPU (two spinners on one core, or a busy
-                    // host): let it run now and then.
+                if until_give_way != 0 {
+                    continue;
+                }
+                if !past_grace {
+                    past_grace = true;
+                    if !shares_cpu_with_partner() {
+                        until_give_way = self.give_way_every;
+                        continue;
+                    }
+                }
+                match give_way_watched(self, &mut ready) {
+                    Some(true) => return true,
+                    Some(false) | None => {}
+                }
+                if shares_cpu_with_partner() {
+                    until_give_way = 1;
+                    left = left.saturating_sub(self.give_way_every);
+                } else {
                     until_give_way = self.give_way_every;
-                    give_way(self);
                 }
             }
         }
@@ -272,6 +294,47 @@ fn give_way(waiter: &Waiter) {
     }
     #[cfg(not(feature = "std"))]
     waiter.yielder.micro_yield();
+}
+
+#[cfg(all(feature = "std", not(loom)))]
+std::thread_local! {
+    static STACKED: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+fn shares_cpu_with_partner() -> bool {
+    #[cfg(all(feature = "std", not(loom)))]
+    return STACKED.with(|s| s.get());
+    #[cfg(not(all(feature = "std", not(loom))))]
+    false
+}
+
+/// Returns Some(ready) after the yield.
+#[cold]
+fn give_way_watched(waiter: &Waiter, ready: &mut impl FnMut() -> bool) -> Option<bool> {
+    #[cfg(all(feature = "std", not(loom)))]
+    {
+        let start = std::time::Instant::now();
+        give_way(waiter);
+        let took = start.elapsed();
+        let now = ready();
+        let low = Duration::from_nanos(LOW.with(|l| *l));
+        let partner = took >= low && took <= Duration::from_micros(100);
+        if now || !partner {
+            STACKED.with(|s| s.set(now && partner));
+        } else {
+            STACKED.with(|s| s.set(true));
+        }
+        Some(now)
+    }
+    #[cfg(not(all(feature = "std", not(loom))))]
+    {
+        give_way(waiter);
+        None
+    }
+}
+#[cfg(all(feature = "std", not(loom)))]
+std::thread_local! {
+    static LOW: u64 = std::env::var("DBG_LOW").ok().map_or(1000, |v| v.parse().unwrap());
 }
 
 /// How many micro-yields of `yielder` fit in `spin`, at least 1 unless

@@ -44,6 +44,13 @@ use std::time::{Duration, Instant};
 
 const BACKENDS: [&str; 5] = ["tine", "fork_union", "rayon", "openmp", "scope"];
 
+/// One sample of the contended measurement: forks run back to back for this
+/// long. Samples are windows of time, not batches of a fixed count, so that
+/// each state the scheduler puts the threads in (the busy process sharing a
+/// CPU with the caller, with the worker, or the two sharing one CPU) weighs
+/// in the median as long as it lasts, however many forks it lets through.
+const CONTENDED_WINDOW: Duration = Duration::from_millis(5);
+
 /// A pool of any backend, driven through one empty fork-join.
 enum Pool {
     Tine(tine::ThreadPool),
@@ -222,17 +229,18 @@ fn child(measurement: &str, backend: &str) {
         "contended" => {
             let _busy = BusyProcess::start();
             let mut pool = Pool::new(backend, env_usize("WAITING_THREADS", 2));
-            let batch = if backend == "scope" { 20 } else { 1000 };
             let warmup = Instant::now();
             while warmup.elapsed() < Duration::from_millis(100) {
                 pool.fork_join();
             }
-            for _ in 0..samples {
+            for _ in 0..env_usize("WAITING_CONTENDED_SAMPLES", 201) {
                 let start = Instant::now();
-                for _ in 0..batch {
+                let mut forks = 0;
+                while start.elapsed() < CONTENDED_WINDOW {
                     pool.fork_join();
+                    forks += 1;
                 }
-                println!("{}", start.elapsed().as_nanos() / batch);
+                println!("{}", start.elapsed().as_nanos() / forks);
             }
             // The pool goes first, then the busy process.
             drop(pool);
