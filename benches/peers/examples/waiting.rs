@@ -17,6 +17,13 @@
 //! - `WAITING_SAMPLES`: samples per measurement (default 41).
 //! - `WAITING_ONLY`: run one measurement only: `wake`, `idle`,
 //!   `oversubscribed` or `contended`.
+//! - `WAITING_CONTENDED_SAMPLES`: samples of the contended measurement
+//!   (default 201).
+//! - `WAITING_CONTENDED_BATCH`: make each contended sample a batch of this
+//!   many forks instead of a 5 ms window. A batch weighs every placement by
+//!   the forks it lets through, not by the time it lasts, so a backend whose
+//!   threads stall for milliseconds in some placement shows its fast
+//!   placement as the median.
 //! - `WAITING_BACKENDS`: comma-separated subset of `tine,fork_union,rayon,
 //!   openmp,scope` (default: all, in that order; ratios are against the
 //!   first).
@@ -26,15 +33,16 @@
 //! comparison the tables are meant to show (libgomp then spins up to 300,000
 //! iterations before sleeping, far fewer when threads outnumber CPUs).
 //!
-//! Measurements, each reported as the median over samples with p10 and p90:
+//! Measurements, each reported as the median over samples with p10, p90 and
+//! the mean:
 //! - `wake after 10 ms idle`: sleep 10 ms, then time one empty fork-join.
 //! - `CPU per idle second`: after 1000 forks, the process CPU time over one
 //!   second of idling (one sample; ms of CPU per s).
 //! - `oversubscribed fork-join`: mean of a batch of empty fork-joins with
 //!   `WAITING_OVERSUBSCRIBED` threads.
-//! - `contended fork-join`: mean of a batch of empty fork-joins with
-//!   `WAITING_THREADS` threads while one CPU-bound process (`sh -c 'while :;
-//!   do :; done'`) runs beside them. The measuring child starts that process
+//! - `contended fork-join`: mean of the empty fork-joins run back to back in
+//!   a 5 ms window, with `WAITING_THREADS` threads, while one CPU-bound
+//!   process (`sh -c 'while :; do :; done'`) runs beside them. The measuring child starts that process
 //!   before building its pool and kills it when done, on a panic too (a drop
 //!   guard), and the busy process is also told by the kernel to die with the
 //!   child (`PR_SET_PDEATHSIG`) should the child be killed outright.
@@ -233,10 +241,16 @@ fn child(measurement: &str, backend: &str) {
             while warmup.elapsed() < Duration::from_millis(100) {
                 pool.fork_join();
             }
+            // 0: time windows (the default); else batches of this many forks.
+            let batch = env_usize("WAITING_CONTENDED_BATCH", 0) as u128;
             for _ in 0..env_usize("WAITING_CONTENDED_SAMPLES", 201) {
                 let start = Instant::now();
                 let mut forks = 0;
-                while start.elapsed() < CONTENDED_WINDOW {
+                while if batch == 0 {
+                    start.elapsed() < CONTENDED_WINDOW
+                } else {
+                    forks < batch
+                } {
                     pool.fork_join();
                     forks += 1;
                 }
@@ -294,8 +308,8 @@ fn main() {
             continue;
         }
         println!("### {title}\n");
-        println!("| backend | median | p10 | p90 | vs tine |");
-        println!("|---|---:|---:|---:|---:|");
+        println!("| backend | median | p10 | p90 | mean | vs first |");
+        println!("|---|---:|---:|---:|---:|---:|");
         let mut tine_median = None;
         for backend in backends.iter().map(String::as_str) {
             if measurement == "idle" && backend == "scope" {
@@ -316,13 +330,15 @@ fn main() {
             let (low, high) = (percentile(&samples, 0.1), percentile(&samples, 0.9));
             if measurement == "idle" {
                 let ms = |ns: f64| format!("{:.1} ms/s", ns / 1e6);
-                println!("| {backend} | {} | | | |", ms(median));
+                println!("| {backend} | {} | | | | |", ms(median));
             } else {
+                let mean = samples.iter().sum::<f64>() / samples.len() as f64;
                 println!(
-                    "| {backend} | {} | {} | {} | {:.2}x |",
+                    "| {backend} | {} | {} | {} | {} | {:.2}x |",
                     show(median),
                     show(low),
                     show(high),
+                    show(mean),
                     median / tine
                 );
             }
