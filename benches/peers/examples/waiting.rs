@@ -1,6 +1,7 @@
 //! What waiting costs: wake-up latency after an idle spell, CPU burnt by an
-//! idle pool, and empty fork-join with more threads than cores. tine against
-//! fork_union 2.3.1, rayon and `std::thread::scope`.
+//! idle pool, empty fork-join with more threads than cores, and empty
+//! fork-join beside a CPU-bound process. tine against fork_union 2.3.1,
+//! rayon, OpenMP (libgomp) and `std::thread::scope`.
 //!
 //! ```text
 //! cargo run --release -p tine-peers --example waiting
@@ -14,26 +15,56 @@
 //! - `WAITING_OVERSUBSCRIBED`: threads for the oversubscribed fork-join
 //!   (default 8).
 //! - `WAITING_SAMPLES`: samples per measurement (default 41).
-//! - `WAITING_ONLY`: run one measurement only: `wake`, `idle` or
-//!   `oversubscribed`.
+//! - `WAITING_ONLY`: run one measurement only: `wake`, `idle`,
+//!   `oversubscribed` or `contended`.
+//! - `WAITING_CONTENDED_SAMPLES`: samples of the contended measurement
+//!   (default 201).
+//! - `WAITING_CONTENDED_BATCH`: make each contended sample a batch of this
+//!   many forks instead of a 5 ms window. A batch weighs every placement by
+//!   the forks it lets through, not by the time it lasts, so a backend whose
+//!   threads stall for milliseconds in some placement shows its fast
+//!   placement as the median.
+//! - `WAITING_BACKENDS`: comma-separated subset of `tine,fork_union,rayon,
+//!   openmp,scope` (default: all, in that order; ratios are against the
+//!   first).
 //!
-//! Measurements, each reported as the median over samples with p10 and p90:
+//! OpenMP runs with libgomp's defaults: this example neither sets nor reads
+//! `OMP_WAIT_POLICY` or `GOMP_SPINCOUNT`, so leave them unset for the
+//! comparison the tables are meant to show (libgomp then spins up to 300,000
+//! iterations before sleeping, far fewer when threads outnumber CPUs).
+//!
+//! Measurements, each reported as the median over samples with p10, p90 and
+//! the mean:
 //! - `wake after 10 ms idle`: sleep 10 ms, then time one empty fork-join.
 //! - `CPU per idle second`: after 1000 forks, the process CPU time over one
 //!   second of idling (one sample; ms of CPU per s).
 //! - `oversubscribed fork-join`: mean of a batch of empty fork-joins with
 //!   `WAITING_OVERSUBSCRIBED` threads.
+//! - `contended fork-join`: mean of the empty fork-joins run back to back in
+//!   a 5 ms window, with `WAITING_THREADS` threads, while one CPU-bound
+//!   process (`sh -c 'while :; do :; done'`) runs beside them. The measuring child starts that process
+//!   before building its pool and kills it when done, on a panic too (a drop
+//!   guard), and the busy process is also told by the kernel to die with the
+//!   child (`PR_SET_PDEATHSIG`) should the child be killed outright.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-const BACKENDS: [&str; 4] = ["tine", "fork_union", "rayon", "scope"];
+const BACKENDS: [&str; 5] = ["tine", "fork_union", "rayon", "openmp", "scope"];
+
+/// One sample of the contended measurement: forks run back to back for this
+/// long. Samples are windows of time, not batches of a fixed count, so that
+/// each state the scheduler puts the threads in (the busy process sharing a
+/// CPU with the caller, with the worker, or the two sharing one CPU) weighs
+/// in the median as long as it lasts, however many forks it lets through.
+const CONTENDED_WINDOW: Duration = Duration::from_millis(5);
 
 /// A pool of any backend, driven through one empty fork-join.
 enum Pool {
     Tine(tine::ThreadPool),
     ForkUnion(fork_union::ThreadPool),
     Rayon(rayon::ThreadPool),
+    OpenMp(tine_peers::openmp::OpenMp),
     Scope(usize),
 }
 
@@ -50,6 +81,7 @@ impl Pool {
                     .build()
                     .expect("rayon pool"),
             ),
+            "openmp" => Pool::OpenMp(tine_peers::openmp::OpenMp::new(threads)),
             "scope" => Pool::Scope(threads),
             other => panic!("unknown backend {other}"),
         }
@@ -62,6 +94,7 @@ impl Pool {
             Pool::Rayon(pool) => {
                 pool.broadcast(|_| {});
             }
+            Pool::OpenMp(team) => team.empty_fork_join(),
             Pool::Scope(threads) => std::thread::scope(|scope| {
                 for _ in 1..*threads {
                     scope.spawn(|| {});
@@ -83,7 +116,39 @@ fn process_cpu() -> Duration {
     Duration::from_micros(micros(usage.utime) + micros(usage.stime))
 }
 
-/// The one libc call this example needs, declared by hand to keep the peers
+/// A CPU-bound process (a shell busy loop) that lives as long as this guard:
+/// dropping it, also while unwinding from a panic, kills and reaps it.
+struct BusyProcess(std::process::Child);
+
+impl BusyProcess {
+    fn start() -> BusyProcess {
+        use std::os::unix::process::CommandExt;
+        let mut command = Command::new("sh");
+        command.args(["-c", "while :; do :; done"]);
+        // SAFETY: the hook runs in the forked child before exec and only
+        // makes one async-signal-safe syscall, touching no memory of ours.
+        unsafe {
+            command.pre_exec(|| {
+                // Should this process die without dropping the guard (a
+                // SIGKILL, an abort), the kernel kills the busy loop too.
+                if libc_rusage::prctl(libc_rusage::PR_SET_PDEATHSIG, libc_rusage::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            })
+        };
+        BusyProcess(command.spawn().expect("busy process"))
+    }
+}
+
+impl Drop for BusyProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The libc calls this example needs, declared by hand to keep the peers
 /// crate's dependencies to the peers themselves. The layout is 64-bit
 /// Linux's; anywhere else the example refuses to build rather than misread.
 #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
@@ -108,7 +173,13 @@ mod libc_rusage {
     extern "C" {
         /// `who = 0` is `RUSAGE_SELF`.
         pub fn getrusage(who: i32, usage: *mut Rusage) -> i32;
+        /// Variadic in C; the one option used here takes one argument.
+        pub fn prctl(option: i32, ...) -> i32;
     }
+
+    /// From `linux/prctl.h` and `signal.h` (x86-64 and AArch64 agree).
+    pub const PR_SET_PDEATHSIG: i32 = 1;
+    pub const SIGKILL: i32 = 9;
 }
 
 fn env_usize(name: &str, default: usize) -> usize {
@@ -163,6 +234,31 @@ fn child(measurement: &str, backend: &str) {
                 std::thread::sleep(Duration::from_millis(1));
             }
         }
+        "contended" => {
+            let _busy = BusyProcess::start();
+            let mut pool = Pool::new(backend, env_usize("WAITING_THREADS", 2));
+            let warmup = Instant::now();
+            while warmup.elapsed() < Duration::from_millis(100) {
+                pool.fork_join();
+            }
+            // 0: time windows (the default); else batches of this many forks.
+            let batch = env_usize("WAITING_CONTENDED_BATCH", 0) as u128;
+            for _ in 0..env_usize("WAITING_CONTENDED_SAMPLES", 201) {
+                let start = Instant::now();
+                let mut forks = 0;
+                while if batch == 0 {
+                    start.elapsed() < CONTENDED_WINDOW
+                } else {
+                    forks < batch
+                } {
+                    pool.fork_join();
+                    forks += 1;
+                }
+                println!("{}", start.elapsed().as_nanos() / forks);
+            }
+            // The pool goes first, then the busy process.
+            drop(pool);
+        }
         other => panic!("unknown measurement {other}"),
     }
 }
@@ -197,17 +293,25 @@ fn main() {
             "oversubscribed",
             format!("empty fork-join, {over} threads on {cpus} CPUs"),
         ),
+        (
+            "contended",
+            format!("empty fork-join, {threads} threads beside one busy process"),
+        ),
     ];
+    let backends: Vec<String> = match std::env::var("WAITING_BACKENDS") {
+        Ok(list) => list.split(',').map(|b| b.trim().to_owned()).collect(),
+        Err(_) => BACKENDS.iter().map(|b| b.to_string()).collect(),
+    };
     let only = std::env::var("WAITING_ONLY").ok();
     for (measurement, title) in measurements {
         if only.as_deref().is_some_and(|only| only != measurement) {
             continue;
         }
         println!("### {title}\n");
-        println!("| backend | median | p10 | p90 | vs tine |");
-        println!("|---|---:|---:|---:|---:|");
+        println!("| backend | median | p10 | p90 | mean | vs first |");
+        println!("|---|---:|---:|---:|---:|---:|");
         let mut tine_median = None;
-        for backend in BACKENDS {
+        for backend in backends.iter().map(String::as_str) {
             if measurement == "idle" && backend == "scope" {
                 continue; // no pool to idle
             }
@@ -226,13 +330,15 @@ fn main() {
             let (low, high) = (percentile(&samples, 0.1), percentile(&samples, 0.9));
             if measurement == "idle" {
                 let ms = |ns: f64| format!("{:.1} ms/s", ns / 1e6);
-                println!("| {backend} | {} | | | |", ms(median));
+                println!("| {backend} | {} | | | | |", ms(median));
             } else {
+                let mean = samples.iter().sum::<f64>() / samples.len() as f64;
                 println!(
-                    "| {backend} | {} | {} | {} | {:.2}x |",
+                    "| {backend} | {} | {} | {} | {} | {:.2}x |",
                     show(median),
                     show(low),
                     show(high),
+                    show(mean),
                     median / tine
                 );
             }

@@ -5,6 +5,8 @@
 //! spawning per fork, and serial code. Workloads: an empty fork-join, the
 //! reduction of an `f32` array, 10k tasks of uneven cost, and an N-body step
 //! (the physics is tine's own `examples/nbody/physics.rs`, included here).
+//! OpenMP (libgomp, through a small C file) is a peer for the empty
+//! fork-join only: [`openmp::OpenMp`].
 //! A cache-line ping-pong between two threads gives the physical floor.
 //!
 //! This crate is never published; it exists so that `cargo test` on `tine`
@@ -24,6 +26,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 pub mod nbody;
+pub mod openmp;
 
 use nbody::physics::Passes;
 
