@@ -534,7 +534,10 @@ fn expensive_items_fork_without_being_told_and_cheap_ones_do_not() {
     // one site's cost (for at most the 15 calls that trust it). So most,
     // not all, of the calls must have stayed on the caller.
     let forked_calls = elsewhere.into_inner() / 4;
-    assert!(forked_calls <= calls / 4, "{forked_calls} of {calls} tiny calls forked");
+    assert!(
+        forked_calls <= calls / 4,
+        "{forked_calls} of {calls} tiny calls forked"
+    );
 }
 
 #[test]
