@@ -91,8 +91,9 @@
 //! - `nesting.rs`, `panic.rs` (std): fork frames and the panic slot.
 //!
 //! The dispatch and join paths take no lock other than the countdown itself,
-//! allocate nothing, and make no syscall while workers are awake: only a
-//! fork that finds workers parked wakes them, and then its caller parks in
+//! allocate nothing, and make no syscall on a hot fork (waits yield the CPU
+//! only after 50 µs, or when stacked on one CPU with their partner; see
+//! `wait/mod.rs`): only a fork that finds workers parked wakes them, and then its caller parks in
 //! the join instead of spinning. The uncontended path is one
 //! compare-exchange; only a caller that finds the team busy, outside any
 //! task, retries it after waiting (parked, and woken by the hand-back).
