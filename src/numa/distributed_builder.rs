@@ -209,11 +209,12 @@ impl DistributedBuilder {
             for local in first..count {
                 let global = pool.offsets[c] + local;
                 let setup = worker_setup(&self.topology, &plan[global].cpus);
-                // SAFETY: each team gets exactly as many worker threads as
-                // it was built with worker slots: `count - 1` for the lead,
-                // `count` for the others (whose slot 0 is the caller's).
-                let handle =
-                    unsafe { spawn_worker_thread(&self.name, None, &team, global, setup) }?;
+                let handle = {
+                    // SAFETY: each team gets exactly as many worker threads
+                    // as it was built with worker slots: `count - 1` for the
+                    // lead, `count` for the others (slot 0 is the caller's).
+                    unsafe { spawn_worker_thread(&self.name, None, &team, global, setup) }
+                }?;
                 pool.workers.push(handle);
             }
         }

@@ -35,17 +35,20 @@
 //! caller that cannot have the pool's slots (another thread's call holds
 //! them, or a partial too large) uses slots of its own.
 
+mod guards;
+mod walk;
+
 use super::cutoff::{Cutoff, Decision};
 use super::iter::{Config, Schedule};
 use super::producer::Producer;
 use crate::schedule::dynamic::{GrainClaims, GuidedClaims, GuidedCursor};
-use crate::schedule::split;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use crate::ForkJoin;
-use core::cell::UnsafeCell;
-use core::mem::MaybeUninit;
 use crossbeam_utils::CachePadded;
-use std::vec::Vec;
+use guards::{
+    ClaimGuard, CollectGuard, DropRest, DropTail, SerialGuard, ShareGuard, Slots, UnsafeSync,
+};
+use walk::{Record, Walk};
 
 /// The largest block a thread runs between two checks for an early stop.
 pub const STOP_BLOCK: usize = 4096;
@@ -94,35 +97,6 @@ pub(crate) fn drive<P: Producer, C: Consumer<P::Item>>(
         // from outliving the pool (`Pooled`).
         Some(pool) => run(Some(unsafe { pool.0.as_ref() }), producer, config, consumer),
         None => super::global::with_current(|pool| run(Some(pool), producer, config, consumer)),
-    }
-}
-
-/// One thread's result, left in its slot. The caller writes every slot
-/// before the fork with nothing folded and nothing handed out, so a share
-/// that never runs (or dies before its guard exists) still leaves a true
-/// record.
-struct Record<A> {
-    /// `None` if the thread's share unwound or never ran.
-    acc: Option<A>,
-    /// Positions `begin..done` of its static range were folded.
-    begin: usize,
-    done: usize,
-    /// Positions `handed..end` of its static range were never handed out.
-    handed: usize,
-    end: usize,
-}
-
-impl<A> Record<A> {
-    /// The record of a static range (or, for claims, an empty one) that no
-    /// share has touched yet.
-    fn untouched(begin: usize, end: usize) -> Self {
-        Record {
-            acc: None,
-            begin,
-            done: begin,
-            handed: begin,
-            end,
-        }
     }
 }
 
@@ -189,56 +163,6 @@ fn run<P: Producer, C: Consumer<P::Item>>(
             None => call.run_static(pool, key),
         },
         _ => call.run_static(pool, key),
-    }
-}
-
-/// A thread's walk through its static range.
-#[derive(Clone, Copy)]
-struct Walk {
-    begin: usize,
-    /// Folded up to here.
-    done: usize,
-    /// Handed out up to here (folded or dropped).
-    cursor: usize,
-    end: usize,
-    /// The next geometric block size (thread 0), or `usize::MAX`.
-    grow: usize,
-}
-
-impl Walk {
-    /// No range: what the caller's guard holds before its first partial.
-    fn empty() -> Self {
-        Walk {
-            begin: 0,
-            done: 0,
-            cursor: 0,
-            end: 0,
-            grow: usize::MAX,
-        }
-    }
-
-    fn new(n: usize, used: usize, thread: usize) -> Self {
-        let (begin, count) = split(n, used, thread);
-        Walk {
-            begin,
-            done: begin,
-            cursor: begin,
-            end: begin + count,
-            grow: if thread == 0 { 1 } else { usize::MAX },
-        }
-    }
-
-    fn next_block(&mut self, max_block: usize) -> Option<(usize, usize)> {
-        if self.cursor >= self.end {
-            return None;
-        }
-        let size = self.grow.min(max_block).min(self.end - self.cursor);
-        if self.grow != usize::MAX {
-            self.grow = self.grow.saturating_mul(4);
-        }
-        let begin = self.cursor;
-        self.cursor += size;
-        Some((begin, self.cursor))
     }
 }
 
@@ -520,208 +444,5 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
         }
         drop(tail);
         acc.expect("a partial")
-    }
-}
-
-/// A `Copy` value shared with the shares, read only by share 0.
-struct UnsafeSync<T>(T);
-// SAFETY: only share 0 reads it, once, while the caller waits in the fork.
-unsafe impl<T> Sync for UnsafeSync<T> {}
-
-/// Drops positions `from..to` if a block panics (the panicking block's own
-/// rest is dropped by its iterator as it unwinds), and halts the others.
-struct DropRest<'c, 'a, P: Producer, C: Consumer<P::Item>> {
-    call: &'c Call<'a, P, C, C::Acc>,
-    from: usize,
-    to: usize,
-}
-
-impl<P: Producer, C: Consumer<P::Item>> Drop for DropRest<'_, '_, P, C> {
-    fn drop(&mut self) {
-        // Relaxed: a hint; the fork's join orders everything else.
-        self.call.halt.store(true, Ordering::Relaxed);
-        // SAFETY: positions handed to this thread and never handed out.
-        unsafe { self.call.producer.drop_range(self.from, self.to) };
-    }
-}
-
-/// Leaves a static share's record in its slot, on every way out, and
-/// halts the others if it unwinds.
-struct ShareGuard<'c, 'a, 's, P: Producer, C: Consumer<P::Item>> {
-    call: &'c Call<'a, P, C, C::Acc>,
-    slots: &'s Slots<'s, Record<C::Acc>>,
-    thread: usize,
-    walk: Walk,
-    acc: Option<C::Acc>,
-    /// Set once the share has its partial and walks its range: from then
-    /// on every position of the range is folded or dropped by the walk (its
-    /// `DropRest` guards included).
-    started: bool,
-    /// Set once the share's work returned: otherwise it is unwinding.
-    finished: bool,
-}
-
-impl<P: Producer, C: Consumer<P::Item>> Drop for ShareGuard<'_, '_, '_, P, C> {
-    fn drop(&mut self) {
-        if !self.finished {
-            // Relaxed: a hint; the join orders the rest.
-            self.call.halt.store(true, Ordering::Relaxed);
-        }
-        let record = Record {
-            acc: if self.finished { self.acc.take() } else { None },
-            begin: self.walk.begin,
-            done: self.walk.done,
-            handed: if self.started {
-                self.walk.end
-            } else {
-                self.walk.cursor
-            },
-            end: self.walk.end,
-        };
-        // SAFETY: slot `thread` is this share's alone during the fork.
-        unsafe { self.slots.ptr(self.thread).write(record) };
-    }
-}
-
-/// Leaves a claiming share's record in its slot, on every way out, and
-/// halts the others if it unwinds.
-struct ClaimGuard<'c, 'a, 's, P: Producer, C: Consumer<P::Item>> {
-    call: &'c Call<'a, P, C, C::Acc>,
-    slots: &'s Slots<'s, Record<C::Acc>>,
-    thread: usize,
-    acc: Option<C::Acc>,
-    finished: bool,
-}
-
-impl<P: Producer, C: Consumer<P::Item>> Drop for ClaimGuard<'_, '_, '_, P, C> {
-    fn drop(&mut self) {
-        if !self.finished {
-            // Relaxed: a hint; the join orders the rest.
-            self.call.halt.store(true, Ordering::Relaxed);
-        }
-        let record = Record {
-            acc: if self.finished { self.acc.take() } else { None },
-            ..Record::untouched(0, 0)
-        };
-        // SAFETY: slot `thread` is this share's alone during the fork.
-        unsafe { self.slots.ptr(self.thread).write(record) };
-    }
-}
-
-/// After a fork: takes every record, combining the partials in thread
-/// order; if the fork unwinds, drops them and cleans up what was folded.
-struct CollectGuard<'c, 'a, 's, P: Producer, C: Consumer<P::Item>> {
-    call: &'c Call<'a, P, C, C::Acc>,
-    slots: &'s Slots<'s, Record<C::Acc>>,
-}
-
-impl<P: Producer, C: Consumer<P::Item>> CollectGuard<'_, '_, '_, P, C> {
-    fn combine(self) -> C::Acc {
-        let (call, slots) = (self.call, self.slots);
-        core::mem::forget(self);
-        let mut total: Option<C::Acc> = None;
-        for thread in 0..call.used {
-            // SAFETY: every slot holds a record (written before the fork,
-            // rewritten by each share before the join, which has happened).
-            let record = unsafe { slots.ptr(thread).read() };
-            let Some(acc) = record.acc else {
-                panic!("the pool's `ForkJoin::fork_join` returned without running thread {thread}");
-            };
-            total = Some(match total {
-                None => acc,
-                Some(left) => call.consumer.combine(left, acc),
-            });
-        }
-        total.expect("at least one thread")
-    }
-}
-
-impl<P: Producer, C: Consumer<P::Item>> Drop for CollectGuard<'_, '_, '_, P, C> {
-    fn drop(&mut self) {
-        for thread in 0..self.call.used {
-            // SAFETY: the fork has joined (it is unwinding on the caller),
-            // and every slot holds a record: written before the fork, and
-            // rewritten by each share that ran.
-            let record = unsafe { self.slots.ptr(thread).read() };
-            drop(record.acc);
-            self.call.consumer.cleanup(record.begin, record.done);
-            // SAFETY: never handed out (a share that never ran, or died
-            // before walking its range).
-            unsafe { self.call.producer.drop_range(record.handed, record.end) };
-        }
-    }
-}
-
-/// The caller's guard while it runs alone: if a block panics, cleans up
-/// what was folded (everything before the current range, and the current
-/// range up to `walk.done`, for consumers that never skip) and drops the
-/// ranges after the current one (the current range's rest is dropped by
-/// its `DropRest`).
-struct SerialGuard<'c, 'a, P: Producer, C: Consumer<P::Item>> {
-    call: &'c Call<'a, P, C, C::Acc>,
-    walk: Walk,
-}
-
-impl<P: Producer, C: Consumer<P::Item>> Drop for SerialGuard<'_, '_, P, C> {
-    fn drop(&mut self) {
-        // Only on unwinding: the normal paths forget it.
-        self.call.consumer.cleanup(0, self.walk.done);
-        // SAFETY: the ranges after the current one were never handed out.
-        unsafe { self.call.producer.drop_range(self.walk.end, self.call.n) };
-    }
-}
-
-/// After a claiming call (or as it unwinds): drops what no one claimed.
-struct DropTail<'c, 'a, 'u, P: Producer, C: Consumer<P::Item>, U: Fn(usize) -> usize> {
-    call: &'c Call<'a, P, C, C::Acc>,
-    counter: &'u AtomicUsize,
-    unclaimed: &'u U,
-}
-
-impl<P: Producer, C: Consumer<P::Item>, U: Fn(usize) -> usize> Drop
-    for DropTail<'_, '_, '_, P, C, U>
-{
-    fn drop(&mut self) {
-        // Relaxed: the fork's join (or this thread's own claims) ordered
-        // every claim before this load.
-        let claimed = self.counter.load(Ordering::Relaxed);
-        let from = (self.unclaimed)(claimed).min(self.call.n);
-        // SAFETY: positions from `from` on were never claimed.
-        unsafe { self.call.producer.drop_range(from, self.call.n) };
-    }
-}
-
-/// The slots a call's records go to.
-enum Slots<'a, R> {
-    /// The pool's, leased for the call.
-    Pool(crate::schedule::partials::Lease<'a>),
-    /// The call's own: the pool has none free, or `R` does not fit.
-    Own(Vec<UnsafeCell<MaybeUninit<R>>>),
-}
-
-// SAFETY: each slot is written by one thread (its index) during the fork
-// and read by the caller after the join.
-unsafe impl<R: Send> Sync for Slots<'_, R> {}
-
-impl<'a, R> Slots<'a, R> {
-    fn new(pool: &'a dyn ForkJoin, used: usize) -> Self {
-        if let Some(lease) = pool.partials().and_then(|partials| partials.lease()) {
-            if lease.slot::<R>(used - 1).is_some() {
-                return Slots::Pool(lease);
-            }
-        }
-        Slots::Own(
-            (0..used)
-                .map(|_| UnsafeCell::new(MaybeUninit::uninit()))
-                .collect(),
-        )
-    }
-
-    /// Slot `thread`'s storage.
-    fn ptr(&self, thread: usize) -> *mut R {
-        match self {
-            Slots::Pool(lease) => lease.slot::<R>(thread).expect("checked in `new`"),
-            Slots::Own(own) => own[thread].get().cast(),
-        }
     }
 }

@@ -7,87 +7,20 @@
 //! consumer hands it to the driver (`drive.rs`), which forks once.
 
 use super::adaptor::{
-    Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Fold, Indexed, Inspect, Map,
-    MapInit, MapWith, Pooled, Zip,
+    Cloned, Copied, Filter, FilterMap, FlatMapIter, Fold, Inspect, Map, MapInit, MapWith, Pooled,
 };
+mod indexed;
+
+pub use super::settings::Schedule;
+pub(crate) use super::settings::{Config, PoolRef};
+
 use super::consume;
 use super::producer::Producer;
 use crate::ForkJoin;
 use core::cmp::Ordering;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
-
-/// How a call hands its positions to threads.
-///
-/// ```
-/// use tine::prelude::*;
-/// use tine::par::Schedule;
-///
-/// // Uneven work: threads claim 64 positions at a time.
-/// let total: u64 = (0..10_000u64)
-///     .into_par_iter()
-///     .schedule(Schedule::Dynamic { grain: 64 })
-///     .map(|i| (0..i % 100).sum::<u64>())
-///     .sum();
-/// assert_eq!(total, (0..10_000u64).map(|i| (0..i % 100).sum::<u64>()).sum());
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Schedule {
-    /// One contiguous range per thread, split fairly (OpenMP's
-    /// `schedule(static)`). With a fixed thread count and length, the
-    /// ranges, and so the bits of a float reduction, are the same on every
-    /// run. The default.
-    #[default]
-    Static,
-    /// Threads claim `grain` positions at a time from a shared counter, one
-    /// `fetch_add` per claim (`schedule(dynamic, grain)`). A grain of 0
-    /// counts as 1.
-    ///
-    /// Each thread folds the blocks it claims, which interleave with other
-    /// threads' blocks, and the partials combine in thread order: so
-    /// `reduce`, `sum`, `product` and `fold` need an operation that is
-    /// commutative as well as associative (as OpenMP's reductions do).
-    /// `collect` keeps input order whatever the schedule (it runs static),
-    /// and `min`, `max`, `find_first` and the like compare positions.
-    Dynamic {
-        /// Positions per claim.
-        grain: usize,
-    },
-    /// Threads claim `max(ceil(remaining / threads), min)` positions at a
-    /// time, one `fetch_add` per claim (`schedule(guided, min)`). As for
-    /// `Dynamic`, reductions need a commutative operation.
-    Guided {
-        /// The smallest claim but the last.
-        min: usize,
-    },
-}
-
-/// The pool a call runs on, kept by address with its lifetime erased; the
-/// [`Pooled`] wrapper in the producer's type keeps the iterator from
-/// outliving it.
-#[derive(Clone, Copy)]
-pub(crate) struct PoolRef(pub(crate) NonNull<dyn ForkJoin>);
-
-/// A call's settings.
-#[derive(Clone, Copy)]
-pub(crate) struct Config {
-    pub(crate) schedule: Schedule,
-    pub(crate) min_len: usize,
-    pub(crate) max_len: usize,
-    pub(crate) pool: Option<PoolRef>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            schedule: Schedule::Static,
-            min_len: 1,
-            max_len: usize::MAX,
-            pool: None,
-        }
-    }
-}
+pub use indexed::{FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, Try};
 
 /// A parallel iterator: a producer and a call's settings. Every source and
 /// adaptor returns one; its methods come from [`ParallelIterator`] and
@@ -531,154 +464,5 @@ where
 
     fn into_par(self) -> Par<P> {
         self
-    }
-}
-
-/// A parallel iterator with exactly one item per position: the sources,
-/// and `map`, `enumerate`, `zip`, `copied` and `cloned` over them.
-pub trait IndexedParallelIterator: ParallelIterator {
-    /// The producer, known to be indexed (an implementation detail).
-    #[doc(hidden)]
-    type Indexed: Indexed<Item = Self::Item> + Send;
-
-    /// The iterator as a [`Par`] over an indexed producer (an
-    /// implementation detail).
-    #[doc(hidden)]
-    fn into_indexed(self) -> Par<Self::Indexed>;
-
-    /// The number of items.
-    fn len(&self) -> usize;
-
-    /// Whether there are no items.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Pairs each item with its position.
-    fn enumerate(self) -> Par<Enumerate<Self::Indexed>> {
-        self.into_indexed().wrap(Enumerate)
-    }
-
-    /// Pairs items with `other`'s, as long as the shorter of the two. The
-    /// call runs with `self`'s settings (schedule, pool, lengths); `other`'s
-    /// are ignored.
-    fn zip<Z>(
-        self,
-        other: Z,
-    ) -> Par<Zip<Self::Indexed, <Z::Iter as IndexedParallelIterator>::Indexed>>
-    where
-        Z: IntoParallelIterator,
-        Z::Iter: IndexedParallelIterator,
-    {
-        let (b, _) = other.into_par_iter().into_indexed().into_parts();
-        self.into_indexed().wrap(|a| Zip { a, b })
-    }
-
-    /// Collects into `target`, replacing its contents, with one allocation
-    /// at most (none if it has the capacity).
-    fn collect_into_vec(self, target: &mut std::vec::Vec<Self::Item>) {
-        super::collect::collect_into_vec(self.into_indexed(), target)
-    }
-
-    /// The position of some item for which `f` is true, stopping the call
-    /// at the first found.
-    fn position_any<F>(self, f: F) -> Option<usize>
-    where
-        F: Fn(Self::Item) -> bool + Sync + Send,
-    {
-        let found = |(i, item)| f(item).then_some(i);
-        consume::find(self.enumerate(), found, false)
-    }
-
-    /// The lowest position of an item for which `f` is true.
-    fn position_first<F>(self, f: F) -> Option<usize>
-    where
-        F: Fn(Self::Item) -> bool + Sync + Send,
-    {
-        let found = |(i, item)| f(item).then_some(i);
-        consume::find(self.enumerate(), found, true)
-    }
-}
-
-impl<P: Indexed + Send> IndexedParallelIterator for Par<P>
-where
-    P::Item: Send,
-{
-    type Indexed = P;
-
-    fn into_indexed(self) -> Par<P> {
-        self
-    }
-
-    fn len(&self) -> usize {
-        self.producer.as_ref().map_or(0, |p| p.len())
-    }
-}
-
-/// Conversion into a parallel iterator: `into_par_iter()` on `Vec<T>`,
-/// ranges, and references to slices and `Vec`s.
-pub trait IntoParallelIterator {
-    /// The parallel iterator.
-    type Iter: ParallelIterator<Item = Self::Item>;
-    /// Its items.
-    type Item: Send;
-    /// Converts `self`.
-    fn into_par_iter(self) -> Self::Iter;
-}
-
-impl<T: ParallelIterator> IntoParallelIterator for T {
-    type Iter = T;
-    type Item = T::Item;
-    fn into_par_iter(self) -> T {
-        self
-    }
-}
-
-/// Collecting a parallel iterator: implemented for `Vec<T>`.
-pub trait FromParallelIterator<T: Send> {
-    /// Collects `iter`'s items in input order.
-    fn from_par_iter<I: IntoParallelIterator<Item = T>>(iter: I) -> Self;
-}
-
-/// The `?`-like protocol of `try_for_each` and `try_reduce`, implemented
-/// for `Result` and `Option` (rayon's private `Try`).
-pub trait Try: Sized {
-    /// The value of success.
-    type Output;
-    /// What a failure carries.
-    type Residual;
-    /// Splits into success or failure.
-    fn into_result(self) -> Result<Self::Output, Self::Residual>;
-    /// A success.
-    fn from_output(output: Self::Output) -> Self;
-    /// A failure.
-    fn from_residual(residual: Self::Residual) -> Self;
-}
-
-impl<T, E> Try for Result<T, E> {
-    type Output = T;
-    type Residual = E;
-    fn into_result(self) -> Result<T, E> {
-        self
-    }
-    fn from_output(output: T) -> Self {
-        Ok(output)
-    }
-    fn from_residual(residual: E) -> Self {
-        Err(residual)
-    }
-}
-
-impl<T> Try for Option<T> {
-    type Output = T;
-    type Residual = ();
-    fn into_result(self) -> Result<T, ()> {
-        self.ok_or(())
-    }
-    fn from_output(output: T) -> Self {
-        Some(output)
-    }
-    fn from_residual((): ()) -> Self {
-        None
     }
 }

@@ -90,6 +90,7 @@ pub mod drive;
 mod global;
 mod iter;
 mod producer;
+mod settings;
 mod source;
 
 pub use adaptor::{

@@ -1,0 +1,215 @@
+//! The adaptors that are more than a `std::iter` adaptor per range: `zip`
+//! (which drops the longer side's tail), `copied` and `cloned`, `fold` (one
+//! partial per range) and `with_pool`'s lifetime marker.
+
+use super::{Indexed, Producer};
+use core::marker::PhantomData;
+
+/// `zip`: pairs, as long as the shorter side.
+#[derive(Debug)]
+pub struct Zip<A: Producer, B: Producer> {
+    pub(in crate::par) a: A,
+    pub(in crate::par) b: B,
+}
+
+// SAFETY: hands its positions to the wrapped producers once each (see the
+// comment at the top of the file).
+unsafe impl<A: Indexed, B: Indexed> Producer for Zip<A, B> {
+    type Item = (A::Item, B::Item);
+    type Iter<'a>
+        = core::iter::Zip<A::Iter<'a>, B::Iter<'a>>
+    where
+        Self: 'a;
+    const EXACT: bool = true;
+
+    fn len(&self) -> usize {
+        self.a.len().min(self.b.len())
+    }
+
+    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+        // SAFETY: forwarded from the caller; both sides are at least `len`.
+        unsafe { self.a.range(begin, end).zip(self.b.range(begin, end)) }
+    }
+
+    unsafe fn drop_range(&self, begin: usize, end: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            self.a.drop_range(begin, end);
+            self.b.drop_range(begin, end);
+        }
+    }
+}
+// SAFETY: one pair per position.
+unsafe impl<A: Indexed, B: Indexed> Indexed for Zip<A, B> {}
+
+impl<A: Producer, B: Producer> Drop for Zip<A, B> {
+    /// The longer side's tail is never handed out by the driver, which
+    /// stops at the shorter length: drop it here.
+    fn drop(&mut self) {
+        let len = self.a.len().min(self.b.len());
+        // SAFETY: positions from `len` on were never handed out.
+        unsafe {
+            self.a.drop_range(len, self.a.len());
+            self.b.drop_range(len, self.b.len());
+        }
+    }
+}
+
+/// `copied`.
+#[derive(Debug)]
+pub struct Copied<P>(pub(in crate::par) P);
+
+// SAFETY: hands its positions to the wrapped producers once each (see the
+// comment at the top of the file).
+unsafe impl<'t, P: Producer<Item = &'t T>, T: Copy + 't> Producer for Copied<P> {
+    type Item = T;
+    type Iter<'a>
+        = core::iter::Copied<P::Iter<'a>>
+    where
+        Self: 'a;
+    const EXACT: bool = P::EXACT;
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.0.range(begin, end) }.copied()
+    }
+
+    unsafe fn drop_range(&self, begin: usize, end: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.0.drop_range(begin, end) }
+    }
+}
+// SAFETY: one item per position when the base has one.
+unsafe impl<'t, P: Indexed<Item = &'t T>, T: Copy + 't> Indexed for Copied<P> {}
+
+/// `cloned`.
+#[derive(Debug)]
+pub struct Cloned<P>(pub(in crate::par) P);
+
+// SAFETY: hands its positions to the wrapped producers once each (see the
+// comment at the top of the file).
+unsafe impl<'t, P: Producer<Item = &'t T>, T: Clone + 't> Producer for Cloned<P> {
+    type Item = T;
+    type Iter<'a>
+        = core::iter::Cloned<P::Iter<'a>>
+    where
+        Self: 'a;
+    const EXACT: bool = P::EXACT;
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.0.range(begin, end) }.cloned()
+    }
+
+    unsafe fn drop_range(&self, begin: usize, end: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.0.drop_range(begin, end) }
+    }
+}
+// SAFETY: one item per position when the base has one.
+unsafe impl<'t, P: Indexed<Item = &'t T>, T: Clone + 't> Indexed for Cloned<P> {}
+
+/// `fold`: each range folds into one partial, which is the range's only
+/// item (one partial per block, as rayon gives one per split).
+#[derive(Debug)]
+pub struct Fold<P, I, F> {
+    pub(in crate::par) base: P,
+    pub(in crate::par) identity: I,
+    pub(in crate::par) f: F,
+}
+
+/// The iterator of one range of [`Fold`]: folds the range when asked for
+/// its one item.
+#[derive(Debug)]
+pub struct FoldIter<'a, It, I, F> {
+    base: Option<It>,
+    identity: &'a I,
+    f: &'a F,
+}
+
+impl<It: Iterator, I: Fn() -> T, F: Fn(T, It::Item) -> T, T> Iterator for FoldIter<'_, It, I, F> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        let base = self.base.take()?;
+        Some(base.fold((self.identity)(), self.f))
+    }
+}
+
+// SAFETY: hands its positions to the wrapped producers once each (see the
+// comment at the top of the file).
+unsafe impl<P, I, F, T> Producer for Fold<P, I, F>
+where
+    P: Producer,
+    I: Fn() -> T + Sync,
+    F: Fn(T, P::Item) -> T + Sync,
+{
+    type Item = T;
+    type Iter<'a>
+        = FoldIter<'a, P::Iter<'a>, I, F>
+    where
+        Self: 'a;
+    const EXACT: bool = false;
+
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+        FoldIter {
+            // SAFETY: forwarded from the caller.
+            base: Some(unsafe { self.base.range(begin, end) }),
+            identity: &self.identity,
+            f: &self.f,
+        }
+    }
+
+    unsafe fn drop_range(&self, begin: usize, end: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.base.drop_range(begin, end) }
+    }
+}
+
+/// A producer bound to a pool for `'p` (`with_pool`): the pool is kept in
+/// the call's settings, and this wrapper keeps the iterator from outliving
+/// it.
+#[derive(Debug)]
+pub struct Pooled<'p, P> {
+    pub(in crate::par) base: P,
+    pub(in crate::par) _pool: PhantomData<&'p ()>,
+}
+
+// SAFETY: hands its positions to the wrapped producers once each (see the
+// comment at the top of the file).
+unsafe impl<P: Producer> Producer for Pooled<'_, P> {
+    type Item = P::Item;
+    type Iter<'a>
+        = P::Iter<'a>
+    where
+        Self: 'a;
+    const EXACT: bool = P::EXACT;
+
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.base.range(begin, end) }
+    }
+
+    unsafe fn drop_range(&self, begin: usize, end: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.base.drop_range(begin, end) }
+    }
+}
+// SAFETY: as its base.
+unsafe impl<P: Indexed> Indexed for Pooled<'_, P> {}
