@@ -12,8 +12,8 @@
 #![cfg(not(loom))]
 
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 use tine::{ThreadPool, WaitPolicy};
 
 /// `count` scaled by `TINE_STRESS_SCALE` percent, at least 1.
@@ -23,6 +23,15 @@ fn scaled(count: usize) -> usize {
         .and_then(|scale| scale.parse().ok())
         .unwrap_or(100);
     (count * percent / 100).max(1)
+}
+
+/// Runs the tests of this file one at a time: the leak check counts the
+/// threads and memory of the whole process, which a test running beside it
+/// would change.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static SERIAL: Mutex<()> = Mutex::new(());
+    // A failed test poisons the lock; the next test still runs.
+    SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A small deterministic generator, so a failure can be replayed.
@@ -93,6 +102,7 @@ fn mixed_forks(pool: &ThreadPool, forks: usize, seed: u64) {
 #[test]
 #[ignore = "stress: run with --ignored, in release"]
 fn a_million_forks_of_every_kind_across_the_spin_park_boundary() {
+    let _serial = one_at_a_time();
     // A million forks in all, most on the cheap paths. Two threads, so the
     // spinning policies do not starve a thread of its core on a 2-core
     // machine (oversubscription has its own test below).
@@ -108,7 +118,7 @@ fn a_million_forks_of_every_kind_across_the_spin_park_boundary() {
             .wait_policy(policy)
             .build()
             .unwrap();
-        let (forks, start) = (scaled(forks), std::time::Instant::now());
+        let (forks, start) = (scaled(forks), Instant::now());
         mixed_forks(&pool, forks, 0x5eed + index as u64);
         eprintln!("{policy:?}: {forks} forks in {:?}", start.elapsed());
     }
@@ -117,6 +127,7 @@ fn a_million_forks_of_every_kind_across_the_spin_park_boundary() {
 #[test]
 #[ignore = "stress: run with --ignored, in release"]
 fn sixty_four_threads_on_two_cores() {
+    let _serial = one_at_a_time();
     let pool = ThreadPool::try_spawn(64).unwrap();
     let mut rng = XorShift(64);
     let hits: Vec<AtomicU8> = (0..1024).map(|_| AtomicU8::new(0)).collect();
@@ -129,6 +140,7 @@ fn sixty_four_threads_on_two_cores() {
 #[test]
 #[ignore = "stress: run with --ignored, in release"]
 fn concurrent_dispatch_from_eight_external_threads() {
+    let _serial = one_at_a_time();
     let pool = Arc::new(ThreadPool::try_spawn(3).unwrap());
     let calls = Arc::new(AtomicUsize::new(0));
     let callers: Vec<_> = (0..8u64)
@@ -169,6 +181,7 @@ fn status(field: &str) -> usize {
 #[test]
 #[ignore = "stress: run with --ignored, in release"]
 fn pools_created_and_dropped_in_a_loop_leak_no_threads_or_memory() {
+    let _serial = one_at_a_time();
     let round = |size: usize| {
         let pool = ThreadPool::try_spawn(size).unwrap();
         let hits: Vec<AtomicU8> = (0..64).map(|_| AtomicU8::new(0)).collect();
@@ -183,6 +196,12 @@ fn pools_created_and_dropped_in_a_loop_leak_no_threads_or_memory() {
     let rounds = scaled(2_000);
     for index in 0..rounds {
         round(1 + index % 8);
+    }
+    // A joined thread leaves the kernel's thread list a moment after `join`
+    // returns (the join wakes as the thread exits, before it is reaped).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while status("Threads") != threads && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
     }
     assert_eq!(status("Threads"), threads, "threads leaked");
     if std::env::var_os("TINE_STRESS_NO_RSS").is_some() {
