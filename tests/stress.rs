@@ -31,7 +31,9 @@ fn scaled(count: usize) -> usize {
 fn one_at_a_time() -> MutexGuard<'static, ()> {
     static SERIAL: Mutex<()> = Mutex::new(());
     // A failed test poisons the lock; the next test still runs.
-    SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A small deterministic generator, so a failure can be replayed.
