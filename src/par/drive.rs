@@ -5,7 +5,7 @@
 //!
 //! - `used = min(threads, len / min_len)` threads take part (at least 1).
 //! - Static: thread `t` owns `split(len, used, t)`. It runs its range in
-//!   blocks: thread 0's grow 1, 4, 16, ... (so that the caller can decide
+//!   blocks: thread 0's end at 1, 4, 16, ... (so that the caller can decide
 //!   the cutoff early, `cutoff.rs`), the others' are whole; every block is
 //!   at most `max_len`, and at most [`STOP_BLOCK`] when the consumer can
 //!   stop early, so a stop is seen within one block. The blocks depend

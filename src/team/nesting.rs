@@ -131,6 +131,7 @@ loom::thread_local! {
 }
 
 /// Whether this thread is running a share of any fork.
+#[inline]
 pub(crate) fn in_fork() -> bool {
     CURRENT_FRAME.with(|current| !current.get().is_null())
 }
