@@ -189,7 +189,6 @@ impl Cutoff {
     }
 
     #[inline]
-
     fn judge(ps_per_position: u64, positions: usize) -> Decision {
         let ns = ps_per_position.saturating_mul(positions as u64) / 1000;
         if ns >= FORK_WORTH_NS {
