@@ -4,6 +4,8 @@
 //! nightly or cargo-fuzz.
 #![cfg(not(loom))]
 
+#[path = "../fuzz/par_calls.rs"]
+mod par_calls;
 #[path = "../fuzz/program.rs"]
 mod program;
 

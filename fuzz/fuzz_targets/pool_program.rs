@@ -2,6 +2,8 @@
 //! run with an oracle after each operation and a watchdog over all of them.
 #![no_main]
 
+#[path = "../par_calls.rs"]
+mod par_calls;
 #[path = "../program.rs"]
 mod program;
 

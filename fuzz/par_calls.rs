@@ -1,0 +1,175 @@
+//! The parallel-iterator calls of the fuzz program (`program.rs`): each
+//! visits positions `0..n` through `visit`, on the pool given either with
+//! `with_pool` or through `install`, and checks its own result.
+//!
+//! Every call but [`ParCall::Any`] visits each position exactly once, like
+//! the pool's own calls. `Any` stops early: it visits each position at most
+//! once. The owned-item calls also count drops: each item is dropped exactly
+//! once, whether the call returns, stops early or unwinds from a panic.
+
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+use tine::par::Schedule as Plan;
+use tine::prelude::*;
+use tine::ThreadPool;
+
+/// One parallel-iterator call.
+#[derive(Clone, Copy, Debug)]
+pub enum ParCall {
+    /// `(0..n).into_par_iter().with_pool(pool).schedule(plan).for_each(..)`.
+    ForEach(Plan),
+    /// `pool.install(|| (0..n).into_par_iter().schedule(plan).map(..).sum())`.
+    Sum(Plan),
+    /// `map(..).collect::<Vec<_>>()` over a slice, in input order.
+    Collect { min_len: usize },
+    /// `position_first` of the last position: every position is looked at.
+    FindLast(Plan),
+    /// Owned items (`Vec::into_par_iter`) and `any` with a hit at `hit`
+    /// (mod `n`): stops early, and drops every item once.
+    Any { plan: Plan, hit: usize },
+    /// Owned items folded per block, then reduced.
+    FoldReduce(Plan),
+}
+
+impl ParCall {
+    /// A call from two bytes.
+    pub fn decode(kind: u8, argument: u8) -> Self {
+        let plan = match argument % 3 {
+            0 => Plan::Static,
+            1 => Plan::Dynamic {
+                grain: usize::from(argument / 3),
+            },
+            _ => Plan::Guided {
+                min: usize::from(argument / 3),
+            },
+        };
+        match kind % 6 {
+            0 => ParCall::ForEach(plan),
+            1 => ParCall::Sum(plan),
+            2 => ParCall::Collect {
+                min_len: usize::from(argument),
+            },
+            3 => ParCall::FindLast(plan),
+            4 => ParCall::Any {
+                plan,
+                hit: usize::from(argument) * 7,
+            },
+            _ => ParCall::FoldReduce(plan),
+        }
+    }
+
+    /// Whether the call visits every position (no early stop).
+    pub fn visits_all(self) -> bool {
+        !matches!(self, ParCall::Any { .. })
+    }
+
+    /// Makes the call over `0..n`, with `visit(position)` for each
+    /// position it looks at, and checks its result.
+    pub fn call(self, pool: &ThreadPool, n: usize, visit: &(dyn Fn(usize) + Sync)) {
+        let seen = |i: usize| {
+            visit(i);
+            i
+        };
+        match self {
+            ParCall::ForEach(plan) => (0..n)
+                .into_par_iter()
+                .with_pool(pool)
+                .schedule(plan)
+                .for_each(|i| visit(i)),
+            ParCall::Sum(plan) => {
+                let sum: usize =
+                    pool.install(|| (0..n).into_par_iter().schedule(plan).map(seen).sum());
+                assert_eq!(sum, n * n.saturating_sub(1) / 2, "{self:?}: the sum");
+            }
+            ParCall::Collect { min_len } => {
+                let input: Vec<usize> = (0..n).collect();
+                let output: Vec<usize> = input
+                    .par_iter()
+                    .with_pool(pool)
+                    .with_min_len(min_len)
+                    .map(|&i| seen(i))
+                    .collect();
+                assert_eq!(output, input, "{self:?}: collect's order");
+            }
+            ParCall::FindLast(plan) => {
+                let found = (0..n)
+                    .into_par_iter()
+                    .with_pool(pool)
+                    .schedule(plan)
+                    .position_first(|i| seen(i) + 1 == n);
+                assert_eq!(found, n.checked_sub(1), "{self:?}: the position");
+            }
+            ParCall::Any { plan, hit } => {
+                let hit = hit % n.max(1);
+                let drops = Drops::new(n);
+                let items = drops.items();
+                let found = owned_call(&drops, || {
+                    items
+                        .into_par_iter()
+                        .with_pool(pool)
+                        .schedule(plan)
+                        .any(|item| seen(item.position) == hit)
+                });
+                assert_eq!(found, n > 0, "{self:?}: any's answer");
+            }
+            ParCall::FoldReduce(plan) => {
+                let drops = Drops::new(n);
+                let items = drops.items();
+                let total = owned_call(&drops, || {
+                    items
+                        .into_par_iter()
+                        .with_pool(pool)
+                        .schedule(plan)
+                        .fold(|| 0usize, |sum, item| sum + seen(item.position))
+                        .reduce(|| 0, |a, b| a + b)
+                });
+                assert_eq!(total, n * n.saturating_sub(1) / 2, "{self:?}: the total");
+            }
+        }
+    }
+}
+
+/// Runs `call` over owned items; checks, even if it unwinds, that each
+/// item was dropped exactly once, then returns or resumes the panic.
+fn owned_call<R>(drops: &Drops, call: impl FnOnce() -> R) -> R {
+    let result = catch_unwind(AssertUnwindSafe(call));
+    drops.check_once();
+    result.unwrap_or_else(|panic| resume_unwind(panic))
+}
+
+/// Drop counts of the owned items of one call.
+struct Drops(Vec<AtomicU8>);
+
+impl Drops {
+    fn new(n: usize) -> Self {
+        Drops((0..n).map(|_| AtomicU8::new(0)).collect())
+    }
+
+    fn items(&self) -> Vec<Item<'_>> {
+        (0..self.0.len())
+            .map(|position| Item {
+                position,
+                drops: &self.0[position],
+            })
+            .collect()
+    }
+
+    fn check_once(&self) {
+        for (position, drops) in self.0.iter().enumerate() {
+            let drops = drops.load(Relaxed);
+            assert_eq!(drops, 1, "owned item {position} dropped {drops} times");
+        }
+    }
+}
+
+/// An owned item that counts its drops.
+struct Item<'a> {
+    position: usize,
+    drops: &'a AtomicU8,
+}
+
+impl Drop for Item<'_> {
+    fn drop(&mut self) {
+        self.drops.fetch_add(1, Relaxed);
+    }
+}
