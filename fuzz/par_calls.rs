@@ -75,7 +75,7 @@ impl ParCall {
                 .into_par_iter()
                 .with_pool(pool)
                 .schedule(plan)
-                .for_each(|i| visit(i)),
+                .for_each(visit),
             ParCall::Sum(plan) => {
                 let sum: usize =
                     pool.install(|| (0..n).into_par_iter().schedule(plan).map(seen).sum());

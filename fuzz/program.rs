@@ -19,15 +19,15 @@
 //! payload is the one that reached the caller, no task is still running once
 //! the call returned or the pool was dropped, and a dropped pool left no
 //! worker thread behind. A watchdog thread aborts the process with the
-//! operation's name if one runs longer than [`HANG_LIMIT`].
+//! operation's name if one runs longer than [`HANG_LIMIT`] (`watch.rs`).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
-use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
+use std::time::Duration;
 use tine::{ThreadPool, WaitPolicy};
 
 use crate::par_calls::ParCall;
+use crate::watch::{self, assert_no_workers_left};
 
 /// The longest one operation may take before the watchdog aborts.
 pub const HANG_LIMIT: Duration = Duration::from_secs(20);
@@ -36,7 +36,7 @@ pub const MAX_OPS: usize = 48;
 /// Tasks per call, at most.
 const MAX_N: usize = 2048;
 /// The worker-name prefix, to find leftover workers in `/proc/self/task`.
-const NAME: &str = "fz";
+pub(crate) const NAME: &str = "fz";
 
 /// The input, read one argument at a time; reads past its end give 0.
 struct Bytes<'a>(&'a [u8]);
@@ -192,7 +192,7 @@ impl Op {
 
 /// A panic injected into a task; carries the task index.
 #[derive(Debug)]
-struct Injected(usize);
+pub(crate) struct Injected(pub(crate) usize);
 
 /// Tasks running right now, over every call.
 static RUNNING: AtomicUsize = AtomicUsize::new(0);
@@ -389,77 +389,10 @@ fn call_once(pool: &ThreadPool, schedule: Schedule, n: usize, op: &Op) {
     hits.check(schedule, op);
 }
 
-/// A dropped pool joined its workers: none is left in `/proc/self/task`.
-/// A joined thread may linger there for a moment after `pthread_join`
-/// returned (the kernel clears the thread id, which `join` waits for,
-/// before it removes the task), so look again for up to a second.
-fn assert_no_workers_left() {
-    for attempt in 0.. {
-        let Some(left) = worker_left() else {
-            return;
-        };
-        assert!(attempt < 1000, "worker {left} outlived its pool");
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
-/// A worker thread of a pool of ours, if `/proc/self/task` lists one.
-fn worker_left() -> Option<String> {
-    let tasks = std::fs::read_dir("/proc/self/task").ok()?; // not Linux
-    tasks.flatten().find_map(|task| {
-        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
-        comm.starts_with(&format!("{NAME}:"))
-            .then(|| comm.trim().to_string())
-    })
-}
-
-/// When the operation in flight started, in ms since [`base`] (0: none),
-/// and its name, for the watchdog.
-static STARTED_MS: AtomicU64 = AtomicU64::new(0);
-static CURRENT: Mutex<String> = Mutex::new(String::new());
-
-fn base() -> Instant {
-    static BASE: OnceLock<Instant> = OnceLock::new();
-    *BASE.get_or_init(Instant::now)
-}
-
-fn now_ms() -> u64 {
-    base().elapsed().as_millis() as u64 + 1
-}
-
-/// Starts the watchdog and silences the injected panics, once.
-fn set_up() {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        base();
-        // The fuzzer's hook aborts on any panic; keep it for real failures
-        // only.
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !info.payload().is::<Injected>() {
-                previous(info);
-            }
-        }));
-        std::thread::Builder::new()
-            .name("fz-watchdog".into())
-            .spawn(|| loop {
-                std::thread::sleep(Duration::from_millis(200));
-                let started = STARTED_MS.load(Relaxed);
-                if started != 0 && now_ms().saturating_sub(started) > HANG_LIMIT.as_millis() as u64
-                {
-                    let op = CURRENT.lock().map(|op| op.clone()).unwrap_or_default();
-                    eprintln!("watchdog: `{op}` has not finished after {HANG_LIMIT:?}: a hang");
-                    std::process::abort();
-                }
-            })
-            .expect("starting the watchdog");
-    });
-}
-
 /// Runs the program that `data` encodes, checking the oracle after each
 /// operation; panics (or aborts, for a hang) on a violation.
 pub fn run(data: &[u8]) {
-    set_up();
+    watch::set_up();
     let mut bytes = Bytes(data);
     let mut runner = Runner { pool: None };
     for _ in 0..MAX_OPS {
@@ -467,12 +400,9 @@ pub fn run(data: &[u8]) {
             break;
         }
         let op = Op::decode(&mut bytes);
-        if let Ok(mut current) = CURRENT.lock() {
-            *current = format!("{op:?}");
-        }
-        STARTED_MS.store(now_ms(), Relaxed);
+        watch::started(&format!("{op:?}"));
         runner.run_op(op);
-        STARTED_MS.store(0, Relaxed);
+        watch::finished();
     }
     runner.drop_pool();
 }

@@ -8,6 +8,8 @@
 mod par_calls;
 #[path = "../fuzz/program.rs"]
 mod program;
+#[path = "../fuzz/watch.rs"]
+mod watch;
 
 /// The oracle counts running tasks in one process-wide counter, so the two
 /// tests of this binary must not run programs at the same time.

@@ -6,6 +6,8 @@
 mod par_calls;
 #[path = "../program.rs"]
 mod program;
+#[path = "../watch.rs"]
+mod watch;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     program::run(data);
