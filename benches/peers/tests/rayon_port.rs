@@ -1,0 +1,210 @@
+//! The one-line port: the same source, compiled once with
+//! `use rayon::prelude::*;` and once with `use tine::prelude::*;`, gives the
+//! same results. The body below is written once, in a macro, and uses every
+//! method of the rayon subset tine promises (README, "Coming from rayon").
+//!
+//! Run by `.ci/run` (`cargo test -p tine-peers --test rayon_port`); the
+//! crate's own `cargo test` does not build rayon.
+
+/// Everything the ported code computes, compared across the two crates.
+#[derive(Debug, PartialEq)]
+struct Results {
+    sums: Vec<i64>,
+    options: Vec<Option<i64>>,
+    flags: Vec<bool>,
+    counts: Vec<usize>,
+    vectors: Vec<Vec<i64>>,
+    strings: Vec<String>,
+    positions: Vec<Option<usize>>,
+    errors: Vec<Result<(), String>>,
+    tried: Vec<Option<i64>>,
+    threads_positive: bool,
+}
+
+macro_rules! port {
+    ($name:ident, $krate:ident) => {
+        fn $name(data: &[i64]) -> Results {
+            use $krate::prelude::*;
+
+            let v: Vec<i64> = data.to_vec();
+            let mut sums = vec![
+                v.par_iter().sum::<i64>(),
+                v.par_iter()
+                    .map(|x| if *x == 0 { 1 } else { x.signum() })
+                    .product::<i64>(),
+                v.par_iter().copied().reduce(|| 0, |a, b| a + b),
+                v.par_iter().fold(|| 0i64, |a, &x| a + x).sum::<i64>(),
+                v.par_iter()
+                    .fold(|| 0i64, |a, &x| a.max(x))
+                    .reduce(|| i64::MIN, |a, b| a.max(b)),
+                // How many partials `fold` makes is unspecified: compare
+                // what they add up to.
+                v.par_iter()
+                    .cloned()
+                    .fold(|| 0i64, |a, x| a + x)
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .sum(),
+                v.par_iter()
+                    .map_init(|| 3i64, |scale, &x| x * *scale)
+                    .sum::<i64>(),
+                v.par_iter().enumerate().map(|(i, &x)| i as i64 * x).sum(),
+                v.par_iter()
+                    .zip(v[1..].par_iter())
+                    .map(|(a, b)| a * b)
+                    .sum(),
+                v.par_iter().with_min_len(64).with_max_len(100).sum(),
+                (0..v.len()).into_par_iter().map(|i| i as i64).sum(),
+                (0..=40u32).into_par_iter().map(i64::from).sum(),
+                (5..900u64).into_par_iter().map(|i| i as i64).sum(),
+                (-50..50i32).into_par_iter().map(i64::from).sum(),
+                (-7..=7i64).into_par_iter().sum(),
+                v.par_chunks(7).map(|chunk| chunk.iter().sum::<i64>()).sum(),
+            ];
+            let mut m = v.clone();
+            m.par_iter_mut().for_each(|x| *x = *x * 2 + 1);
+            sums.push(m.iter().sum());
+            m.par_chunks_mut(5).for_each(|chunk| chunk[0] = 0);
+            sums.push(m.iter().sum());
+
+            let options = vec![
+                v.par_iter().copied().min(),
+                v.par_iter().copied().max(),
+                v.par_iter().copied().min_by(|a, b| (a % 10).cmp(&(b % 10))),
+                v.par_iter().copied().max_by(|a, b| (a % 10).cmp(&(b % 10))),
+                v.par_iter().copied().min_by_key(|x| (x % 13).abs()),
+                v.par_iter().copied().max_by_key(|x| (x % 13).abs()),
+                v.par_iter().copied().find_first(|x| x % 5 == 0),
+                // Any match will do for `find_any`: check it is one.
+                v.par_iter()
+                    .copied()
+                    .find_any(|x| x % 5 == 0)
+                    .map(|x| i64::from(x % 5 == 0)),
+            ];
+            let flags = vec![
+                v.par_iter().any(|&x| x > 900),
+                v.par_iter().all(|&x| x > -1000),
+                v.par_iter().any(|&x| x == 12_345),
+                v.par_iter().all(|&x| x % 2 == 0),
+            ];
+            let counts = vec![
+                v.par_iter().count(),
+                v.par_iter().filter(|&&x| x % 3 == 0).count(),
+                $krate::current_num_threads().min(1),
+            ];
+
+            let mut into = Vec::new();
+            v.par_iter().map(|x| x - 1).collect_into_vec(&mut into);
+            let vectors = vec![
+                v.par_iter().map(|x| x * 2).collect(),
+                v.par_iter().filter(|&&x| x % 4 == 1).copied().collect(),
+                v.par_iter()
+                    .filter_map(|&x| (x % 3 == 0).then_some(x / 3))
+                    .collect(),
+                v.par_iter()
+                    .flat_map_iter(|&x| std::iter::repeat(x).take((x.rem_euclid(3)) as usize))
+                    .collect(),
+                into,
+            ];
+            let strings: Vec<String> = v
+                .iter()
+                .map(|x| format!("item {x}"))
+                .collect::<Vec<_>>()
+                .into_par_iter()
+                .filter(|s| s.ends_with('7'))
+                .map(|s| s.to_uppercase())
+                .collect();
+
+            let positions = vec![
+                v.par_iter().position_first(|&x| x > 500),
+                v.par_iter()
+                    .position_any(|&x| x > 500)
+                    .map(|i| usize::from(v[i] > 500)),
+                v.par_iter().position_first(|&x| x == 12_345),
+            ];
+
+            let errors = vec![
+                v.par_iter().try_for_each(|&x| {
+                    if x == 12_345 {
+                        Err(format!("{x}"))
+                    } else {
+                        Ok(())
+                    }
+                }),
+                // The error of the lowest failing index among those run: only
+                // one index fails here, so both crates agree.
+                v.par_iter().try_for_each(|&x| {
+                    if x == v[v.len() / 2] {
+                        Err(format!("failed at {x}"))
+                    } else {
+                        Ok(())
+                    }
+                }),
+            ];
+            let tried = vec![
+                v.par_iter()
+                    .try_for_each(|&x| (x < 10_000).then_some(()))
+                    .map(|()| 1),
+                v.par_iter()
+                    .map(|&x| Some(x))
+                    .try_reduce(|| 0, |a, b| Some(a + b)),
+                v.par_iter()
+                    .map(|&x| (x < 900).then_some(x))
+                    .try_reduce(|| 0, |a, b| Some(a + b)),
+            ];
+
+            Results {
+                sums,
+                options,
+                flags,
+                counts,
+                vectors,
+                strings,
+                positions,
+                errors,
+                tried,
+                threads_positive: $krate::current_num_threads() > 0,
+            }
+        }
+    };
+}
+
+port!(with_rayon, rayon);
+port!(with_tine, tine);
+
+fn inputs() -> Vec<Vec<i64>> {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    [1usize, 2, 3, 17, 100, 1000, 4099, 20_000]
+        .into_iter()
+        .map(|len| (0..len).map(|_| (next() % 2001) as i64 - 1000).collect())
+        .collect()
+}
+
+#[test]
+fn the_same_source_gives_the_same_results_with_rayon_and_with_tine() {
+    for data in inputs() {
+        assert_eq!(with_rayon(&data), with_tine(&data), "length {}", data.len());
+    }
+}
+
+#[test]
+fn the_port_holds_inside_install_on_pools_of_several_sizes() {
+    for threads in [1, 3, 4] {
+        let rayon_pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let tine_pool = tine::ThreadPool::try_spawn(threads).unwrap();
+        for data in inputs() {
+            let expected = rayon_pool.install(|| with_rayon(&data));
+            let got = tine_pool.install(|| with_tine(&data));
+            assert_eq!(expected, got, "{threads} threads, length {}", data.len());
+        }
+    }
+}
