@@ -105,7 +105,7 @@ fn main() {
         .unwrap_or(31)
         .max(1);
     let only = std::env::var("PAR_ONLY").ok();
-    let wanted = |name: &str| only.as_deref().map_or(true, |only| name.starts_with(only));
+    let wanted = |name: &str| only.as_deref().is_none_or(|only| name.starts_with(only));
     println!("{threads} threads, {samples} samples per cell; time vs serial (below 1x: faster than serial)\n");
     let partials: Vec<CachePadded<AtomicU32>> =
         (0..threads).map(|_| CachePadded::default()).collect();
