@@ -54,15 +54,24 @@ fn threads_from_env() -> Option<usize> {
     value.trim().parse::<usize>().ok().filter(|&n| n > 0)
 }
 
-/// The number of threads a parallel-iterator call on this thread would
-/// use: the current pool's (see [`ThreadPool::install`]), else the global
-/// pool's.
+/// The number of threads of the pool this thread works for, as rayon's
+/// `current_num_threads`: inside a task, its team's (though a parallel
+/// iterator called there runs inline); else the current pool's (see
+/// [`ThreadPool::install`]); else the global pool's. Code that sizes its
+/// chunks by it gets the same answer as under rayon.
 ///
 /// ```
+/// use tine::ForkJoin;
+///
 /// let pool = tine::spawn(3);
 /// pool.install(|| assert_eq!(tine::current_num_threads(), 3));
+/// // Inside a task: the team's size, without starting the global pool.
+/// pool.for_threads(|_, _| assert_eq!(tine::current_num_threads(), 3));
 /// ```
 pub fn current_num_threads() -> usize {
+    if let Some(threads) = crate::team::innermost_team_threads() {
+        return threads;
+    }
     with_current(|pool| pool.threads())
 }
 

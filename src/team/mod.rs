@@ -123,6 +123,8 @@ pub use job::Share;
 /// would run inline.
 #[cfg(feature = "std")]
 pub(crate) use nesting::in_fork as in_task;
+#[cfg(feature = "std")]
+pub(crate) use nesting::innermost_team_threads;
 
 use crate::error::Error;
 use crate::sync::UnsafeCell;

@@ -136,6 +136,24 @@ pub(crate) fn in_fork() -> bool {
     CURRENT_FRAME.with(|current| !current.get().is_null())
 }
 
+/// The size of the innermost team whose fork this thread runs a share of,
+/// if any; frames of inline calls stand for no team and are skipped.
+pub(crate) fn innermost_team_threads() -> Option<usize> {
+    let mut frame = CURRENT_FRAME.with(|current| current.get());
+    while !frame.is_null() {
+        // SAFETY: as in `frames_contain`: every frame in the chain belongs
+        // to a fork that is still running, so its stack slot is live.
+        let this = unsafe { &*frame };
+        if !this.team.is_null() {
+            // SAFETY: a team outlives every fork of it (its dispatcher
+            // borrows it, and its workers stop before it is dropped).
+            return Some(unsafe { &*this.team }.threads());
+        }
+        frame = this.enclosing();
+    }
+    None
+}
+
 /// Whether this thread runs (transitively) inside a fork of `team`.
 pub(crate) fn frames_contain(team: &Team) -> bool {
     let mut frame = CURRENT_FRAME.with(|current| current.get());
