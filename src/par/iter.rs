@@ -10,82 +10,20 @@ use super::adaptor::{
     Cloned, Copied, Filter, FilterMap, FlatMapIter, Fold, Inspect, Map, MapInit, MapWith, Pooled,
 };
 mod indexed;
+mod par;
 
 pub use super::settings::Schedule;
 pub(crate) use super::settings::{Config, PoolRef};
 
 use super::consume;
+use super::extend::{self, ParallelExtend};
 use super::producer::Producer;
 use crate::ForkJoin;
 use core::cmp::Ordering;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 pub use indexed::{FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, Try};
-
-/// A parallel iterator: a producer and a call's settings. Every source and
-/// adaptor returns one; its methods come from [`ParallelIterator`] and
-/// [`IndexedParallelIterator`].
-#[must_use = "parallel iterators are lazy and do nothing unless consumed"]
-pub struct Par<P: Producer> {
-    /// `None` once a consumer has taken it.
-    producer: Option<P>,
-    config: Config,
-}
-
-// SAFETY: the pool pointer in `config` is only read by the thread that
-// consumes the iterator, and the pool is `Sync` (`ForkJoin` pools are).
-// The producer moves with the iterator, which its `Send`-ness decides.
-unsafe impl<P: Producer + Send> Send for Par<P> {}
-
-impl<P: Producer> core::fmt::Debug for Par<P> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Par")
-            .field("len", &self.producer.as_ref().map(|p| p.len()))
-            .field("schedule", &self.config.schedule)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<P: Producer> Par<P> {
-    pub(crate) fn new(producer: P) -> Self {
-        Par {
-            producer: Some(producer),
-            config: Config::default(),
-        }
-    }
-
-    /// The producer and settings, for a consumer or an adaptor.
-    pub(crate) fn into_parts(mut self) -> (P, Config) {
-        let producer = self
-            .producer
-            .take()
-            .expect("a parallel iterator is consumed once");
-        (producer, self.config)
-    }
-
-    fn wrap<Q: Producer>(self, f: impl FnOnce(P) -> Q) -> Par<Q> {
-        let (producer, config) = self.into_parts();
-        Par {
-            producer: Some(f(producer)),
-            config,
-        }
-    }
-
-    fn configure(mut self, f: impl FnOnce(&mut Config)) -> Self {
-        f(&mut self.config);
-        self
-    }
-}
-
-impl<P: Producer> Drop for Par<P> {
-    /// An iterator dropped without a consumer still drops its owned items.
-    fn drop(&mut self) {
-        if let Some(producer) = self.producer.take() {
-            // SAFETY: nothing was handed out: no consumer ran.
-            unsafe { producer.drop_range(0, producer.len()) };
-        }
-    }
-}
+pub use par::Par;
 
 /// A parallel iterator, with rayon's methods. Implemented by [`Par`]; bring
 /// it into scope with `use tine::prelude::*`.
@@ -425,6 +363,29 @@ pub trait ParallelIterator: Sized + Send {
         C: FromParallelIterator<Self::Item>,
     {
         C::from_par_iter(self)
+    }
+
+    /// Splits the items by `predicate` into two collections, `(accepted,
+    /// rejected)`, each in input order.
+    fn partition<A, B, F>(self, predicate: F) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<Self::Item>,
+        B: Default + Send + ParallelExtend<Self::Item>,
+        F: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        extend::partition(self.into_par(), predicate)
+    }
+
+    /// Splits pairs into two collections, each in input order.
+    fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
+    where
+        Self: ParallelIterator<Item = (A, B)>,
+        FromA: Default + Send + ParallelExtend<A>,
+        FromB: Default + Send + ParallelExtend<B>,
+        A: Send,
+        B: Send,
+    {
+        extend::unzip(self.into_par())
     }
 
     /// Calls `f` on each item until one returns an error (`Err` or `None`),

@@ -60,8 +60,11 @@
 //! | `use rayon::prelude::*` | `use tine::prelude::*` |
 //! | `v.par_iter()`, `par_iter_mut()`, `into_par_iter()` on `Vec`, slices and integer ranges | same |
 //! | `par_chunks(k)`, `par_chunks_mut(k)` | same (`k == 0` panics with rayon's message) |
-//! | `map`, `map_init`, `filter`, `filter_map`, `flat_map_iter`, `enumerate`, `zip`, `copied`, `cloned`, `with_min_len`, `with_max_len` | same |
+//! | `map`, `map_init`, `map_with`, `inspect`, `filter`, `filter_map`, `flat_map_iter`, `enumerate`, `zip`, `copied`, `cloned`, `with_min_len`, `with_max_len` | same |
+//! | `flat_map(f)` with `f` returning a parallel iterator | `flat_map_iter(f)` with `f` returning a serial iterator (rayon has both): one fork runs the outer items, so an inner parallel iterator would run serially anyway |
 //! | `for_each`, `sum`, `product`, `reduce`, `fold(..).reduce/sum/collect`, `min`, `max`, `min_by(_key)`, `max_by(_key)`, `count`, `any`, `all`, `find_any`, `find_first`, `position_any`, `position_first`, `collect::<Vec<_>>()`, `collect_into_vec`, `try_for_each`, `try_reduce` | same; `try_*` and `find_first` return the lowest position's answer |
+//! | `collect` into `HashMap`, `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`, `BinaryHeap`, `String`, `Result<C, E>`, `Option<C>`, `()`; `par_extend`; `partition`, `unzip` | same (`ParallelExtend` is in the prelude); items arrive in input order, so a map keeps the last of equal keys as a serial `collect` does |
+//! | `partition_map` | not offered: it needs rayon's `Either`; `map` to a pair of `Option`s and `unzip`, or `partition` then `map` |
 //! | `ThreadPoolBuilder::new().num_threads(n).build()` | `tine::ThreadPool::builder().threads(n).build()` |
 //! | `pool.install(\|\| ..)`, `rayon::current_num_threads()` | `pool.install(\|\| ..)`, `tine::current_num_threads()` |
 //! | `RAYON_NUM_THREADS` | `TINE_NUM_THREADS` |
@@ -87,6 +90,7 @@ mod collect;
 mod consume;
 pub mod cutoff;
 pub mod drive;
+mod extend;
 mod global;
 mod iter;
 mod producer;
@@ -97,6 +101,7 @@ pub use adaptor::{
     Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Fold, FoldIter, Indexed, Inspect,
     Map, MapInit, MapInitIter, MapWith, Pooled, Zip,
 };
+pub use extend::ParallelExtend;
 pub use global::{current_num_threads, global, THREADS_VAR};
 pub use iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, Par, ParallelIterator,
@@ -115,7 +120,7 @@ pub use source::{
 pub mod prelude {
     pub use super::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator, ParallelSlice,
-        ParallelSliceMut,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelExtend, ParallelIterator,
+        ParallelSlice, ParallelSliceMut,
     };
 }

@@ -19,6 +19,10 @@ struct Results {
     errors: Vec<Result<(), String>>,
     tried: Vec<Option<i64>>,
     threads_positive: bool,
+    extras: Vec<i64>,
+    collections: Vec<Vec<i64>>,
+    text: Vec<String>,
+    failed: Result<Vec<i64>, String>,
 }
 
 macro_rules! port {
@@ -153,7 +157,87 @@ macro_rules! port {
                     .try_reduce(|| 0, |a, b| Some(a + b)),
             ];
 
+            let extras = vec![
+                v.par_iter()
+                    .map_with(5i64, |five, &x| x * *five)
+                    .sum::<i64>(),
+                v.par_iter().inspect(|&&x| assert!(x >= -1000)).count() as i64,
+                v.par_iter()
+                    .copied()
+                    .reduce_with(|a, b| a + b)
+                    .unwrap_or(-1),
+                v.par_iter()
+                    .find_map_first(|&x| (x > 700).then_some(x * 2))
+                    .unwrap_or(-1),
+                v.par_iter()
+                    .find_map_any(|&x| (x > 700).then_some(0))
+                    .unwrap_or(-1),
+                {
+                    let total = std::sync::atomic::AtomicI64::new(0);
+                    v.par_iter().for_each_init(
+                        || 2i64,
+                        |two, &x| {
+                            total.fetch_add(x * *two, std::sync::atomic::Ordering::Relaxed);
+                        },
+                    );
+                    v.par_iter().for_each_with(3i64, |three, &x| {
+                        total.fetch_add(x * *three, std::sync::atomic::Ordering::Relaxed);
+                    });
+                    total.into_inner()
+                },
+            ];
+            let hash: std::collections::HashMap<i64, usize> =
+                v.par_iter().enumerate().map(|(i, &x)| (x, i)).collect();
+            let mut hash: Vec<(i64, usize)> = hash.into_iter().collect();
+            hash.sort();
+            let tree: std::collections::BTreeMap<i64, usize> = v
+                .par_iter()
+                .enumerate()
+                .map(|(i, &x)| (x % 50, i))
+                .collect();
+            let set: std::collections::BTreeSet<i64> = v.par_iter().map(|x| x % 97).collect();
+            let deque: std::collections::VecDeque<i64> = v.par_iter().map(|x| x - 3).collect();
+            let heap: std::collections::BinaryHeap<i64> = v.par_iter().copied().collect();
+            let (even, odd): (Vec<i64>, std::collections::VecDeque<i64>) =
+                v.par_iter().partition(|&&x| x % 2 == 0);
+            let (firsts, seconds): (Vec<i64>, Vec<i64>) = v.par_iter().map(|&x| (x, -x)).unzip();
+            let mut extended = vec![7i64];
+            extended.par_extend(v.par_iter().map(|x| x + 1));
+            extended.par_extend(v.par_iter());
+            let collections = vec![
+                hash.iter().map(|&(x, i)| x * 100_000 + i as i64).collect(),
+                tree.iter().map(|(&x, &i)| x * 100_000 + i as i64).collect(),
+                set.into_iter().collect(),
+                deque.into_iter().collect(),
+                heap.into_sorted_vec(),
+                even,
+                odd.into_iter().collect(),
+                firsts,
+                seconds,
+                extended,
+            ];
+            let text = vec![
+                v.par_iter()
+                    .map(|x| char::from(b'a' + x.rem_euclid(26) as u8))
+                    .collect::<String>(),
+                v.par_iter().map(|x| format!("{x},")).collect::<String>(),
+            ];
+            let failed: Result<Vec<i64>, String> = v
+                .par_iter()
+                .map(|&x| {
+                    if x > 990 {
+                        Err("big".to_string())
+                    } else {
+                        Ok(x)
+                    }
+                })
+                .collect();
+
             Results {
+                extras,
+                collections,
+                text,
+                failed,
                 sums,
                 options,
                 flags,

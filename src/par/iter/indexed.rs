@@ -105,7 +105,9 @@ impl<T: ParallelIterator> IntoParallelIterator for T {
     }
 }
 
-/// Collecting a parallel iterator: implemented for `Vec<T>`.
+/// Collecting a parallel iterator, in input order: implemented for `Vec<T>`
+/// (filled in place), the other standard collections and `String`
+/// (`extend.rs`), `()`, and `Result` and `Option` of any of them.
 pub trait FromParallelIterator<T: Send> {
     /// Collects `iter`'s items in input order.
     fn from_par_iter<I: IntoParallelIterator<Item = T>>(iter: I) -> Self;

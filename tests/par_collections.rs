@@ -1,0 +1,195 @@
+//! `collect` into the standard collections, `par_extend`, `partition` and
+//! `unzip`, against their serial counterparts: random lengths, thread
+//! counts 1..=6, every schedule, the cutoff adaptive and forced to fork;
+//! and owned items dropped once when an item panics.
+#![cfg(not(loom))]
+
+use proptest::prelude::*;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::OnceLock;
+use tine::par::cutoff::{set_override, Override};
+use tine::par::Schedule;
+use tine::prelude::*;
+use tine::ThreadPool;
+
+/// One pool per thread count, shared by every case.
+fn pool(threads: usize) -> &'static ThreadPool {
+    static POOLS: OnceLock<Vec<ThreadPool>> = OnceLock::new();
+    &POOLS.get_or_init(|| (1..=6).map(|t| ThreadPool::try_spawn(t).unwrap()).collect())[threads - 1]
+}
+
+fn schedule_strategy() -> impl Strategy<Value = Schedule> {
+    prop_oneof![
+        Just(Schedule::Static),
+        (0usize..40).prop_map(|grain| Schedule::Dynamic { grain }),
+        (0usize..20).prop_map(|min| Schedule::Guided { min }),
+    ]
+}
+
+/// Every collection call on `data`, checked against `Iterator`.
+fn check_all(data: &[i64], pool: &ThreadPool, schedule: Schedule) {
+    let par = || data.par_iter().with_pool(pool).schedule(schedule);
+    let pairs = || data.iter().enumerate().map(|(i, &x)| (x % 64, i));
+
+    let got: HashMap<i64, usize> = par().enumerate().map(|(i, &x)| (x % 64, i)).collect();
+    assert_eq!(
+        got,
+        pairs().collect::<HashMap<_, _>>(),
+        "HashMap: the last of equal keys"
+    );
+    let got: BTreeMap<i64, usize> = par().enumerate().map(|(i, &x)| (x % 64, i)).collect();
+    assert_eq!(got, pairs().collect::<BTreeMap<_, _>>());
+    let got: HashSet<i64> = par().map(|x| x % 100).collect();
+    assert_eq!(got, data.iter().map(|x| x % 100).collect::<HashSet<_>>());
+    let got: BTreeSet<i64> = par().copied().collect();
+    assert_eq!(got, data.iter().copied().collect::<BTreeSet<_>>());
+    let got: VecDeque<i64> = par().filter(|&&x| x > 0).copied().collect();
+    assert_eq!(
+        got,
+        data.iter()
+            .filter(|&&x| x > 0)
+            .copied()
+            .collect::<VecDeque<_>>()
+    );
+    let got: LinkedList<i64> = par().copied().collect();
+    assert_eq!(got, data.iter().copied().collect::<LinkedList<_>>());
+    let got: BinaryHeap<i64> = par().copied().collect();
+    assert_eq!(got.into_sorted_vec(), {
+        let mut sorted = data.to_vec();
+        sorted.sort();
+        sorted
+    });
+    let got: String = par()
+        .map(|x| char::from(b'a' + x.rem_euclid(26) as u8))
+        .collect();
+    let want: String = data
+        .iter()
+        .map(|x| char::from(b'a' + x.rem_euclid(26) as u8))
+        .collect();
+    assert_eq!(got, want);
+    let got: String = par().map(|x| format!("{x};")).collect();
+    assert_eq!(
+        got,
+        data.iter().map(|x| format!("{x};")).collect::<String>()
+    );
+    let got: Result<BTreeSet<i64>, i64> = par()
+        .map(|&x| if x > 900 { Err(x) } else { Ok(x) })
+        .collect();
+    match got {
+        Ok(set) => {
+            assert!(data.iter().all(|&x| x <= 900));
+            assert_eq!(set, data.iter().copied().collect());
+        }
+        Err(x) => assert!(x > 900 && data.contains(&x), "an error of the input"),
+    }
+
+    let (even, odd): (Vec<i64>, VecDeque<i64>) = par().partition(|&&x| x % 2 == 0);
+    let want_even: Vec<i64> = data.iter().copied().filter(|x| x % 2 == 0).collect();
+    let want_odd: VecDeque<i64> = data.iter().copied().filter(|x| x % 2 != 0).collect();
+    assert_eq!((even, odd), (want_even, want_odd));
+    let (small, big): (HashSet<i64>, Vec<i64>) = par().copied().partition(|&x| x < 0);
+    assert_eq!(small, data.iter().copied().filter(|&x| x < 0).collect());
+    assert_eq!(
+        big,
+        data.iter().copied().filter(|&x| x >= 0).collect::<Vec<_>>()
+    );
+    let (firsts, seconds): (Vec<i64>, BTreeMap<usize, i64>) =
+        par().enumerate().map(|(i, &x)| (x, (i, -x))).unzip();
+    assert_eq!(firsts, data);
+    assert_eq!(
+        seconds,
+        data.iter().enumerate().map(|(i, &x)| (i, -x)).collect()
+    );
+
+    let mut extended = vec![1i64, 2];
+    extended.par_extend(par().map(|x| x * 3));
+    extended.par_extend(par());
+    let want: Vec<i64> = [1, 2]
+        .into_iter()
+        .chain(data.iter().map(|x| x * 3))
+        .chain(data.iter().copied())
+        .collect();
+    assert_eq!(extended, want);
+    let mut map: HashMap<i64, usize> = HashMap::from([(-5000, 0)]);
+    map.par_extend(par().enumerate().map(|(i, &x)| (x % 64, i)));
+    let mut want: HashMap<i64, usize> = HashMap::from([(-5000, 0)]);
+    want.extend(pairs());
+    assert_eq!(map, want);
+    let (): () = par().map(|_| ()).collect();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn every_collection_equals_its_serial_counterpart(
+        data in proptest::collection::vec(-1000i64..1000, 0..5000),
+        threads in 1usize..=6,
+        schedule in schedule_strategy(),
+        fork in any::<bool>(),
+    ) {
+        let before = set_override(if fork { Override::AlwaysFork } else { Override::Adaptive });
+        check_all(&data, pool(threads), schedule);
+        set_override(before);
+    }
+}
+
+/// Counts its drops.
+struct Counted<'a>(usize, &'a AtomicUsize);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.1.fetch_add(1, Relaxed);
+    }
+}
+
+#[test]
+fn a_panic_in_partition_or_unzip_drops_every_owned_item_once() {
+    let pool = pool(3);
+    for n in [1usize, 10, 1000, 20_000] {
+        for panic_at in [0, n / 2, n - 1] {
+            let drops = AtomicUsize::new(0);
+            let items: Vec<Counted<'_>> = (0..n).map(|i| Counted(i, &drops)).collect();
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let (_a, _b): (Vec<Counted<'_>>, Vec<Counted<'_>>) =
+                    items.into_par_iter().with_pool(pool).partition(|item| {
+                        assert_ne!(item.0, panic_at, "injected");
+                        item.0 % 2 == 0
+                    });
+            }));
+            assert!(result.is_err(), "the panic reaches the caller");
+            assert_eq!(
+                drops.load(Relaxed),
+                n,
+                "partition: n = {n}, panic at {panic_at}"
+            );
+
+            let drops = AtomicUsize::new(0);
+            let items: Vec<Counted<'_>> = (0..n).map(|i| Counted(i, &drops)).collect();
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let (_a, _b): (Vec<Counted<'_>>, Vec<usize>) = items
+                    .into_par_iter()
+                    .with_pool(pool)
+                    .map(|item| {
+                        assert_ne!(item.0, panic_at, "injected");
+                        let index = item.0;
+                        (item, index)
+                    })
+                    .unzip();
+            }));
+            assert!(result.is_err(), "the panic reaches the caller");
+            assert_eq!(
+                drops.load(Relaxed),
+                n,
+                "unzip: n = {n}, panic at {panic_at}"
+            );
+        }
+    }
+    // The pool still works.
+    let (a, b): (Vec<usize>, Vec<usize>) = (0..100usize)
+        .into_par_iter()
+        .with_pool(pool)
+        .partition(|x| x % 3 == 0);
+    assert_eq!(a.len() + b.len(), 100);
+}
