@@ -1,5 +1,6 @@
 //! `collect` into the standard collections, `par_extend`, `partition` and
-//! `unzip`, against their serial counterparts: random lengths, thread
+//! `unzip`, and the collections as sources, against their serial
+//! counterparts: random lengths, thread
 //! counts 1..=6, every schedule, the cutoff adaptive and forced to fork;
 //! and owned items dropped once when an item panics.
 #![cfg(not(loom))]
@@ -119,8 +120,123 @@ fn check_all(data: &[i64], pool: &ThreadPool, schedule: Schedule) {
     let (): () = par().map(|_| ()).collect();
 }
 
+/// Every collection as a source, by value, by reference and by mutable
+/// reference, checked against its serial iterator.
+fn check_sources(data: &[i64], pool: &ThreadPool) {
+    let pairs: Vec<(i64, i64)> = data.iter().map(|&x| (x, x * 2)).collect();
+    let mut hash: HashMap<i64, i64> = pairs.iter().copied().collect();
+    let sum = |items: &mut dyn Iterator<Item = i64>| items.fold(0i64, |a, b| a.wrapping_add(b));
+    let want = sum(&mut hash.iter().map(|(k, v)| k * 3 + v));
+    assert_eq!(
+        hash.par_iter()
+            .with_pool(pool)
+            .map(|(k, v)| k * 3 + v)
+            .sum::<i64>(),
+        want
+    );
+    hash.par_iter_mut()
+        .with_pool(pool)
+        .for_each(|(_, v)| *v += 1);
+    assert!(hash.iter().all(|(k, v)| *v == k * 2 + 1));
+    let mut got: Vec<(i64, i64)> = hash.clone().into_par_iter().with_pool(pool).collect();
+    got.sort();
+    let mut want: Vec<(i64, i64)> = hash.into_iter().collect();
+    want.sort();
+    assert_eq!(got, want);
+
+    let mut tree: BTreeMap<i64, i64> = pairs.iter().copied().collect();
+    let keys: Vec<i64> = tree.par_iter().with_pool(pool).map(|(k, _)| *k).collect();
+    assert_eq!(
+        keys,
+        tree.keys().copied().collect::<Vec<_>>(),
+        "in the map's order"
+    );
+    tree.par_iter_mut()
+        .with_pool(pool)
+        .for_each(|(k, v)| *v -= k);
+    assert!(tree.values().zip(tree.keys()).all(|(v, k)| v == k));
+    let owned: Vec<(i64, i64)> = tree.clone().into_par_iter().with_pool(pool).collect();
+    assert_eq!(owned, tree.into_iter().collect::<Vec<_>>());
+
+    let set: HashSet<i64> = data.iter().copied().collect();
+    assert_eq!(set.par_iter().with_pool(pool).count(), set.len());
+    let mut got: Vec<i64> = set.clone().into_par_iter().with_pool(pool).collect();
+    got.sort();
+    assert_eq!(
+        got,
+        data.iter()
+            .copied()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect::<Vec<_>>()
+    );
+    let tree_set: BTreeSet<i64> = data.iter().copied().collect();
+    let got: Vec<i64> = tree_set.par_iter().with_pool(pool).copied().collect();
+    assert_eq!(got, tree_set.iter().copied().collect::<Vec<_>>());
+    assert_eq!(
+        tree_set
+            .clone()
+            .into_par_iter()
+            .with_pool(pool)
+            .collect::<Vec<_>>(),
+        got
+    );
+
+    let mut deque: VecDeque<i64> = data.iter().copied().collect();
+    deque.rotate_left(data.len() / 3);
+    let want: Vec<i64> = deque.iter().copied().collect();
+    assert_eq!(
+        deque
+            .par_iter()
+            .with_pool(pool)
+            .copied()
+            .collect::<Vec<_>>(),
+        want
+    );
+    deque.par_iter_mut().with_pool(pool).for_each(|x| *x += 1);
+    let got: Vec<i64> = deque
+        .into_par_iter()
+        .with_pool(pool)
+        .map(|x| x - 1)
+        .collect();
+    assert_eq!(got, want);
+
+    let mut list: LinkedList<i64> = data.iter().copied().collect();
+    list.par_iter_mut().with_pool(pool).for_each(|x| *x *= 2);
+    assert_eq!(
+        list.par_iter().with_pool(pool).copied().sum::<i64>(),
+        data.iter().sum::<i64>() * 2
+    );
+    assert_eq!(
+        list.into_par_iter().with_pool(pool).collect::<Vec<_>>(),
+        data.iter().map(|x| x * 2).collect::<Vec<_>>()
+    );
+
+    let heap: BinaryHeap<i64> = data.iter().copied().collect();
+    assert_eq!(
+        heap.par_iter().with_pool(pool).copied().max(),
+        data.iter().copied().max()
+    );
+    let mut got: Vec<i64> = heap.into_par_iter().with_pool(pool).collect();
+    got.sort();
+    let mut want = data.to_vec();
+    want.sort();
+    assert_eq!(got, want);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn every_collection_source_equals_its_serial_iterator(
+        data in proptest::collection::vec(-1000i64..1000, 0..3000),
+        threads in 1usize..=6,
+        fork in any::<bool>(),
+    ) {
+        let before = set_override(if fork { Override::AlwaysFork } else { Override::Adaptive });
+        check_sources(&data, pool(threads));
+        set_override(before);
+    }
 
     #[test]
     fn every_collection_equals_its_serial_counterpart(

@@ -59,6 +59,7 @@
 //! |---|---|
 //! | `use rayon::prelude::*` | `use tine::prelude::*` |
 //! | `v.par_iter()`, `par_iter_mut()`, `into_par_iter()` on `Vec`, slices and integer ranges | same |
+//! | the same on `HashMap`, `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`, `BinaryHeap` | same; the items (or references) are gathered into a `Vec` first, one allocation per call, as rayon does for these |
 //! | `par_chunks(k)`, `par_chunks_mut(k)` | same (`k == 0` panics with rayon's message) |
 //! | `map`, `map_init`, `map_with`, `inspect`, `filter`, `filter_map`, `flat_map_iter`, `enumerate`, `zip`, `copied`, `cloned`, `with_min_len`, `with_max_len` | same |
 //! | `flat_map(f)` with `f` returning a parallel iterator | `flat_map_iter(f)` with `f` returning a serial iterator (rayon has both): one fork runs the outer items, so an inner parallel iterator would run serially anyway |
@@ -96,6 +97,7 @@ mod iter;
 mod producer;
 mod settings;
 mod source;
+mod source_collections;
 
 pub use adaptor::{
     Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Fold, FoldIter, Indexed, Inspect,

@@ -23,6 +23,7 @@ struct Results {
     collections: Vec<Vec<i64>>,
     text: Vec<String>,
     failed: Result<Vec<i64>, String>,
+    sources: Vec<Vec<i64>>,
 }
 
 macro_rules! port {
@@ -233,7 +234,42 @@ macro_rules! port {
                 })
                 .collect();
 
+            let mut hash: std::collections::HashMap<i64, i64> =
+                v.iter().map(|&x| (x, x * 2)).collect();
+            hash.par_iter_mut().for_each(|(_, v)| *v += 1);
+            let mut tree: std::collections::BTreeMap<i64, i64> =
+                v.iter().map(|&x| (x, x * 2)).collect();
+            tree.par_iter_mut().for_each(|(k, v)| *v -= k);
+            let mut deque: std::collections::VecDeque<i64> = v.iter().copied().collect();
+            deque.par_iter_mut().for_each(|x| *x += 3);
+            let set: std::collections::BTreeSet<i64> = v.iter().copied().collect();
+            let hash_set: std::collections::HashSet<i64> = v.iter().copied().collect();
+            let list: std::collections::LinkedList<i64> = v.iter().copied().collect();
+            let heap: std::collections::BinaryHeap<i64> = v.iter().copied().collect();
+            let sources = vec![
+                vec![
+                    hash.par_iter().map(|(k, v)| k * 3 + v).sum::<i64>(),
+                    hash.clone()
+                        .into_par_iter()
+                        .map(|(k, v)| k - v)
+                        .sum::<i64>(),
+                    hash_set.par_iter().sum::<i64>(),
+                    hash_set.into_par_iter().map(|x| x * x).sum::<i64>(),
+                    heap.par_iter().copied().max().unwrap_or(0),
+                    heap.into_par_iter().sum::<i64>(),
+                ],
+                tree.par_iter().map(|(k, v)| k * 1000 + v).collect(),
+                tree.into_par_iter().map(|(k, _)| k).collect(),
+                set.par_iter().copied().collect(),
+                set.into_par_iter().collect(),
+                deque.par_iter().copied().collect(),
+                deque.into_par_iter().collect(),
+                list.par_iter().map(|x| x + 1).collect(),
+                list.into_par_iter().collect(),
+            ];
+
             Results {
+                sources,
                 extras,
                 collections,
                 text,
