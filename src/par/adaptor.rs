@@ -5,8 +5,10 @@
 
 use super::producer::Producer;
 mod reshape;
+mod slicing;
 
 pub use reshape::{Cloned, Copied, Fold, FoldIter, Pooled, Zip};
+pub use slicing::{Chain, Skip, Take};
 
 /// A producer whose positions each yield exactly one item, so that
 /// `enumerate`, `zip`, `position_*` and `collect_into_vec` apply.

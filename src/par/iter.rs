@@ -7,7 +7,8 @@
 //! consumer hands it to the driver (`drive.rs`), which forks once.
 
 use super::adaptor::{
-    Cloned, Copied, Filter, FilterMap, FlatMapIter, Fold, Inspect, Map, MapInit, MapWith, Pooled,
+    Chain, Cloned, Copied, Filter, FilterMap, FlatMapIter, Fold, Inspect, Map, MapInit, MapWith,
+    Pooled,
 };
 mod indexed;
 mod par;
@@ -363,6 +364,25 @@ pub trait ParallelIterator: Sized + Send {
         C: FromParallelIterator<Self::Item>,
     {
         C::from_par_iter(self)
+    }
+
+    /// This iterator's items, then `other`'s, with `self`'s settings
+    /// (`other`'s are ignored). Panics if the lengths overflow `usize`.
+    fn chain<C>(
+        self,
+        other: C,
+    ) -> Par<Chain<Self::Producer, <C::Iter as ParallelIterator>::Producer>>
+    where
+        C: IntoParallelIterator<Item = Self::Item>,
+    {
+        let (b, _) = other.into_par_iter().into_par().into_parts();
+        self.into_par().wrap(|a| {
+            assert!(
+                a.len().checked_add(b.len()).is_some(),
+                "chained parallel iterators longer than usize::MAX"
+            );
+            Chain { a, b }
+        })
     }
 
     /// Splits the items by `predicate` into two collections, `(accepted,

@@ -61,7 +61,7 @@
 //! | `v.par_iter()`, `par_iter_mut()`, `into_par_iter()` on `Vec`, slices and integer ranges | same |
 //! | the same on `HashMap`, `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`, `BinaryHeap` | same; the items (or references) are gathered into a `Vec` first, one allocation per call, as rayon does for these |
 //! | `par_chunks(k)`, `par_chunks_mut(k)` | same (`k == 0` panics with rayon's message) |
-//! | `map`, `map_init`, `map_with`, `inspect`, `filter`, `filter_map`, `flat_map_iter`, `enumerate`, `zip`, `copied`, `cloned`, `with_min_len`, `with_max_len` | same |
+//! | `map`, `map_init`, `map_with`, `inspect`, `filter`, `filter_map`, `flat_map_iter`, `enumerate`, `zip`, `chain`, `skip`, `take`, `copied`, `cloned`, `with_min_len`, `with_max_len` | same (`skip` and `take` on indexed iterators, as in rayon) |
 //! | `flat_map(f)` with `f` returning a parallel iterator | `flat_map_iter(f)` with `f` returning a serial iterator (rayon has both): one fork runs the outer items, so an inner parallel iterator would run serially anyway |
 //! | `for_each`, `sum`, `product`, `reduce`, `fold(..).reduce/sum/collect`, `min`, `max`, `min_by(_key)`, `max_by(_key)`, `count`, `any`, `all`, `find_any`, `find_first`, `position_any`, `position_first`, `collect::<Vec<_>>()`, `collect_into_vec`, `try_for_each`, `try_reduce` | same; `try_*` and `find_first` return the lowest position's answer |
 //! | `collect` into `HashMap`, `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`, `BinaryHeap`, `String`, `Result<C, E>`, `Option<C>`, `()`; `par_extend`; `partition`, `unzip` | same (`ParallelExtend` is in the prelude); items arrive in input order, so a map keeps the last of equal keys as a serial `collect` does |
@@ -100,8 +100,8 @@ mod source;
 mod source_collections;
 
 pub use adaptor::{
-    Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Fold, FoldIter, Indexed, Inspect,
-    Map, MapInit, MapInitIter, MapWith, Pooled, Zip,
+    Chain, Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Fold, FoldIter, Indexed,
+    Inspect, Map, MapInit, MapInitIter, MapWith, Pooled, Skip, Take, Zip,
 };
 pub use extend::ParallelExtend;
 pub use global::{current_num_threads, global, THREADS_VAR};

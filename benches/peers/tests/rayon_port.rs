@@ -266,6 +266,23 @@ macro_rules! port {
                 deque.into_par_iter().collect(),
                 list.par_iter().map(|x| x + 1).collect(),
                 list.into_par_iter().collect(),
+                v.par_iter().skip(v.len() / 3).copied().collect(),
+                v.par_iter().take(v.len() / 2).map(|x| x * 7).collect(),
+                v.par_iter()
+                    .skip(2)
+                    .take(40)
+                    .chain(v[..v.len() / 2].par_iter())
+                    .copied()
+                    .collect(),
+                v.par_iter()
+                    .filter(|x| *x % 3 == 0)
+                    .chain(v.par_iter().filter(|x| *x % 5 == 0))
+                    .copied()
+                    .collect(),
+                v.par_iter()
+                    .chain(&v)
+                    .position_first(|&x| x > 990)
+                    .map_or(vec![], |i| vec![i as i64]),
             ];
 
             Results {

@@ -3,7 +3,8 @@
 //! [`Try`] protocol of `try_for_each` and `try_reduce`.
 
 use super::{consume, Par, ParallelIterator};
-use crate::par::adaptor::{Enumerate, Indexed, Zip};
+use crate::par::adaptor::{Enumerate, Indexed, Skip, Take, Zip};
+use crate::par::producer::Producer;
 
 /// A parallel iterator with exactly one item per position: the sources,
 /// and `map`, `enumerate`, `zip`, `copied` and `cloned` over them.
@@ -43,6 +44,24 @@ pub trait IndexedParallelIterator: ParallelIterator {
     {
         let (b, _) = other.into_par_iter().into_indexed().into_parts();
         self.into_indexed().wrap(|a| Zip { a, b })
+    }
+
+    /// The items after the first `n` (none if there are fewer). The skipped
+    /// ones are dropped unseen.
+    fn skip(self, n: usize) -> Par<Skip<Self::Indexed>> {
+        self.into_indexed().wrap(|base| Skip {
+            skipped: n.min(Producer::len(&base)),
+            base,
+        })
+    }
+
+    /// The first `n` items (all if there are fewer). The rest are dropped
+    /// unseen.
+    fn take(self, n: usize) -> Par<Take<Self::Indexed>> {
+        self.into_indexed().wrap(|base| Take {
+            taken: n.min(Producer::len(&base)),
+            base,
+        })
     }
 
     /// Collects into `target`, replacing its contents, with one allocation
