@@ -2,9 +2,9 @@
 //! visits positions `0..n` through `visit`, on the pool given either with
 //! `with_pool` or through `install`, and checks its own result.
 //!
-//! Every call but [`ParCall::Any`] visits each position exactly once, like
-//! the pool's own calls. `Any` stops early: it visits each position at most
-//! once. The owned-item calls also count drops: each item is dropped exactly
+//! Every call but [`ParCall::Any`] and [`ParCall::SkipTake`] visits each
+//! position exactly once, like the pool's own calls. `Any` stops early and
+//! `SkipTake` cuts positions off: they visit each position at most once. The owned-item calls also count drops: each item is dropped exactly
 //! once, whether the call returns, stops early or unwinds from a panic.
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -29,6 +29,13 @@ pub enum ParCall {
     Any { plan: Plan, hit: usize },
     /// Owned items folded per block, then reduced.
     FoldReduce(Plan),
+    /// `(0..cut).chain(cut..n)`, collected in order.
+    Chain { plan: Plan, cut: usize },
+    /// Owned items, `skip(skip).take(n / 2)`, collected; the cut-off items
+    /// are dropped unseen.
+    SkipTake { plan: Plan, skip: usize },
+    /// `partition` into two `Vec`s, in input order.
+    Partition(Plan),
 }
 
 impl ParCall {
@@ -43,7 +50,7 @@ impl ParCall {
                 min: usize::from(argument / 3),
             },
         };
-        match kind % 6 {
+        match kind % 9 {
             0 => ParCall::ForEach(plan),
             1 => ParCall::Sum(plan),
             2 => ParCall::Collect {
@@ -54,13 +61,22 @@ impl ParCall {
                 plan,
                 hit: usize::from(argument) * 7,
             },
-            _ => ParCall::FoldReduce(plan),
+            5 => ParCall::FoldReduce(plan),
+            6 => ParCall::Chain {
+                plan,
+                cut: usize::from(argument) * 5,
+            },
+            7 => ParCall::SkipTake {
+                plan,
+                skip: usize::from(argument) * 9,
+            },
+            _ => ParCall::Partition(plan),
         }
     }
 
     /// Whether the call visits every position (no early stop).
     pub fn visits_all(self) -> bool {
-        !matches!(self, ParCall::Any { .. })
+        !matches!(self, ParCall::Any { .. } | ParCall::SkipTake { .. })
     }
 
     /// Makes the call over `0..n`, with `visit(position)` for each
@@ -124,6 +140,44 @@ impl ParCall {
                         .reduce(|| 0, |a, b| a + b)
                 });
                 assert_eq!(total, n * n.saturating_sub(1) / 2, "{self:?}: the total");
+            }
+            ParCall::Chain { plan, cut } => {
+                let cut = cut.min(n);
+                let all: Vec<usize> = (0..cut)
+                    .into_par_iter()
+                    .chain(cut..n)
+                    .with_pool(pool)
+                    .schedule(plan)
+                    .map(seen)
+                    .collect();
+                assert!(all.iter().copied().eq(0..n), "{self:?}: the chained order");
+            }
+            ParCall::SkipTake { plan, skip } => {
+                let skip = skip % (n + 1);
+                let drops = Drops::new(n);
+                let items = drops.items();
+                let kept: Vec<usize> = owned_call(&drops, || {
+                    items
+                        .into_par_iter()
+                        .with_pool(pool)
+                        .schedule(plan)
+                        .skip(skip)
+                        .take(n / 2)
+                        .map(|item| seen(item.position))
+                        .collect()
+                });
+                let want = skip..(skip + n / 2).min(n);
+                assert!(kept.iter().copied().eq(want), "{self:?}: the items kept");
+            }
+            ParCall::Partition(plan) => {
+                let (thirds, others): (Vec<usize>, Vec<usize>) = (0..n)
+                    .into_par_iter()
+                    .with_pool(pool)
+                    .schedule(plan)
+                    .map(seen)
+                    .partition(|i| i % 3 == 0);
+                assert!(thirds.iter().copied().eq((0..n).filter(|i| i % 3 == 0)));
+                assert!(others.iter().copied().eq((0..n).filter(|i| i % 3 != 0)));
             }
         }
     }
