@@ -251,6 +251,11 @@ fn a_distributed_pool_runs_every_thread_with_its_colocation() {
         woke.fetch_add(1, Ordering::Relaxed);
     });
     assert_eq!(woke.into_inner(), 16);
+    // Every thread of the spread fork reports the whole pool's size.
+    pool.for_threads(|thread, _| {
+        seen[thread].store(tine::current_num_threads(), Ordering::Relaxed)
+    });
+    assert!(seen.iter().all(|size| size.load(Ordering::Relaxed) == 16));
     assert_eq!(pool.threads_in(3), 2);
     assert_eq!(pool.threads_in(8), 0);
 }

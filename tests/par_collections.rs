@@ -118,6 +118,24 @@ fn check_all(data: &[i64], pool: &ThreadPool, schedule: Schedule) {
     want.extend(pairs());
     assert_eq!(map, want);
     let (): () = par().map(|_| ()).collect();
+    let boxed: Box<[i64]> = par().map(|x| x + 1).collect();
+    assert_eq!(&*boxed, &data.iter().map(|x| x + 1).collect::<Vec<_>>()[..]);
+    let chars: Vec<char> = data
+        .iter()
+        .map(|x| char::from(b'a' + x.rem_euclid(26) as u8))
+        .collect();
+    let got: String = chars.par_iter().with_pool(pool).collect();
+    assert_eq!(got, chars.iter().collect::<String>());
+    let (lows, highs): (Vec<i64>, BTreeSet<i64>) = par().map(|&x| (x / 2, x * 2)).collect();
+    assert_eq!(lows, data.iter().map(|x| x / 2).collect::<Vec<_>>());
+    assert_eq!(highs, data.iter().map(|x| x * 2).collect());
+    let mut reserved: Vec<i64> = Vec::with_capacity(10_000);
+    reserved.par_extend(par().copied());
+    assert_eq!(reserved, data);
+    assert!(
+        reserved.capacity() >= 10_000,
+        "par_extend keeps the reserved capacity"
+    );
 }
 
 /// Every collection as a source, by value, by reference and by mutable
@@ -262,6 +280,14 @@ impl Drop for Counted<'_> {
 
 #[test]
 fn a_panic_in_partition_or_unzip_drops_every_owned_item_once() {
+    for fork in [Override::AlwaysFork, Override::Adaptive] {
+        let before = set_override(fork);
+        panics_in_partition_and_unzip();
+        set_override(before);
+    }
+}
+
+fn panics_in_partition_and_unzip() {
     let pool = pool(3);
     for n in [1usize, 10, 1000, 20_000] {
         for panic_at in [0, n / 2, n - 1] {

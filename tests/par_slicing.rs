@@ -100,13 +100,20 @@ proptest! {
 
     #[test]
     fn skip_take_and_chain_equal_their_serial_counterparts(
-        a in proptest::collection::vec(-1000i64..1000, 0..3000),
+        mut a in proptest::collection::vec(-1000i64..1000, 0..3000),
         b in proptest::collection::vec(-1000i64..1000, 0..3000),
+        plant in any::<prop::sample::Index>(),
         cut in 0usize..3500,
         threads in 1usize..=6,
         schedule in schedule_strategy(),
         fork in any::<bool>(),
     ) {
+        // A value for `position_first` to find, somewhere in `a` if it has
+        // room (also in `b`, by chance, sometimes).
+        if !a.is_empty() {
+            let at = plant.index(a.len());
+            a[at] = 999;
+        }
         let before = set_override(if fork { Override::AlwaysFork } else { Override::Adaptive });
         check_all(&a, &b, cut, pool(threads), schedule);
         set_override(before);
@@ -128,6 +135,14 @@ fn owned(n: usize, drops: &AtomicUsize) -> Vec<Counted<'_>> {
 
 #[test]
 fn owned_items_are_dropped_once_through_skip_take_and_chain() {
+    for fork in [Override::AlwaysFork, Override::Adaptive] {
+        let before = set_override(fork);
+        drops_through_skip_take_and_chain();
+        set_override(before);
+    }
+}
+
+fn drops_through_skip_take_and_chain() {
     let pool = pool(3);
     for n in [0usize, 1, 7, 1000, 20_000] {
         for cut in [0, 1, n / 3, n, n + 5] {
@@ -188,4 +203,84 @@ fn owned_items_are_dropped_once_through_skip_take_and_chain() {
             }
         }
     }
+}
+
+/// Panics in `Drop` for item `bad`.
+struct Fragile<'a>(usize, usize, &'a AtomicUsize);
+
+impl Drop for Fragile<'_> {
+    fn drop(&mut self) {
+        self.2.fetch_add(1, Relaxed);
+        if self.0 == self.1 {
+            panic!("a panicking destructor");
+        }
+    }
+}
+
+#[test]
+fn a_panicking_destructor_on_one_side_of_a_chain_or_zip_leaks_nothing_on_the_other() {
+    for bad in [0usize, 2, 4] {
+        let drops = AtomicUsize::new(0);
+        let fragile =
+            |n: usize| -> Vec<Fragile<'_>> { (0..n).map(|i| Fragile(i, bad, &drops)).collect() };
+        let ok = |n: usize| -> Vec<Fragile<'_>> {
+            (0..n).map(|i| Fragile(i, usize::MAX, &drops)).collect()
+        };
+        // Dropped unconsumed: the first side's destructor panics.
+        let chained = fragile(5).into_par_iter().chain(ok(5));
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(chained)));
+        assert!(result.is_err());
+        assert_eq!(drops.swap(0, Relaxed), 10, "chain, bad item {bad}");
+        // A zip's longer side's tail, after the other's tail panics.
+        let zipped = fragile(5)
+            .into_par_iter()
+            .skip(3)
+            .zip(ok(7).into_par_iter());
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(zipped)));
+        assert!(result.is_err(), "the panic comes back");
+        assert_eq!(drops.swap(0, Relaxed), 12, "zip, bad item {bad}");
+    }
+}
+
+#[test]
+fn a_chain_makes_no_per_range_state_for_a_side_without_positions_in_the_range() {
+    let pool = pool(2);
+    for fork in [Override::AlwaysFork, Override::NeverFork] {
+        let before = set_override(fork);
+        let partials: Vec<Vec<u32>> = (0..100u32)
+            .into_par_iter()
+            .fold(Vec::new, |mut v, x| {
+                v.push(x);
+                v
+            })
+            .chain((100..200u32).into_par_iter().fold(Vec::new, |mut v, x| {
+                v.push(x);
+                v
+            }))
+            .with_pool(pool)
+            .collect();
+        set_override(before);
+        assert!(
+            partials.iter().all(|partial| !partial.is_empty()),
+            "{fork:?}: {partials:?}"
+        );
+        let all: Vec<u32> = partials.into_iter().flatten().collect();
+        assert_eq!(all, (0..200).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn a_chain_too_long_for_usize_panics_and_drops_both_sides() {
+    let drops = AtomicUsize::new(0);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = (0..usize::MAX)
+            .into_par_iter()
+            .map(|i| Counted(i, &drops))
+            .chain(owned(3, &drops));
+    }));
+    assert!(
+        result.is_err(),
+        "usize::MAX + 3 positions cannot be indexed"
+    );
+    assert_eq!(drops.load(Relaxed), 3, "the owned side's items are dropped");
 }

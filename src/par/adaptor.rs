@@ -8,7 +8,36 @@ mod reshape;
 mod slicing;
 
 pub use reshape::{Cloned, Copied, Fold, FoldIter, Pooled, Zip};
-pub use slicing::{Chain, Skip, Take};
+pub use slicing::{Chain, ChainIter, Skip, Take};
+
+/// Drops positions `begin..end` of a producer when it goes out of scope, on
+/// unwinding too: an adaptor over two producers drops one side's part with
+/// it, so that a panicking `Drop` on the other side leaks nothing.
+pub(super) struct DropPart<'a, P: Producer> {
+    producer: &'a P,
+    begin: usize,
+    end: usize,
+}
+
+impl<'a, P: Producer> DropPart<'a, P> {
+    /// # Safety
+    /// As for [`Producer::drop_range`]: the positions must never have been
+    /// handed out, and must not be afterwards.
+    pub(super) unsafe fn new(producer: &'a P, begin: usize, end: usize) -> Self {
+        DropPart {
+            producer,
+            begin,
+            end,
+        }
+    }
+}
+
+impl<P: Producer> Drop for DropPart<'_, P> {
+    fn drop(&mut self) {
+        // SAFETY: `new`'s contract.
+        unsafe { self.producer.drop_range(self.begin, self.end) }
+    }
+}
 
 /// A producer whose positions each yield exactly one item, so that
 /// `enumerate`, `zip`, `position_*` and `collect_into_vec` apply.

@@ -13,6 +13,7 @@
 use super::drive::{drive, Consumer};
 use super::iter::{FromParallelIterator, IntoParallelIterator, Par, ParallelIterator};
 use super::producer::Producer;
+use std::boxed::Box;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
 use std::string::String;
@@ -51,8 +52,9 @@ impl<T: Send> ParallelExtend<T> for Vec<T> {
     }
 
     fn extend_from_vec(&mut self, mut items: Vec<T>) {
-        if self.is_empty() {
-            // No copy: the gathered buffer becomes the vector.
+        if self.is_empty() && self.capacity() <= items.capacity() {
+            // No copy: the gathered buffer becomes the vector (it has at
+            // least the capacity this one had).
             *self = items;
         } else {
             self.append(&mut items);
@@ -123,6 +125,33 @@ copied_refs! {
     impl[K: Copy + Send + Sync + Eq + Hash, V: Copy + Send + Sync, S: BuildHasher + Default + Send]
         HashMap<K, V, S>, (&'a K, &'a V), |(key, value)| (*key, *value);
     impl[] String, &'a char, |c| *c;
+}
+
+/// `collect::<Box<[T]>>()`.
+impl<T: Send> FromParallelIterator<T> for Box<[T]> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        Vec::from_par_iter(par_iter).into_boxed_slice()
+    }
+}
+
+/// `collect::<String>()` from `&char`, as rayon has it.
+impl<'a> FromParallelIterator<&'a char> for String {
+    fn from_par_iter<I: IntoParallelIterator<Item = &'a char>>(par_iter: I) -> Self {
+        Vec::from_par_iter(par_iter).into_iter().collect()
+    }
+}
+
+/// `collect::<(A, B)>()` from pairs: `unzip`.
+impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Default + Send + ParallelExtend<A>,
+    FromB: Default + Send + ParallelExtend<B>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = (A, B)>>(par_iter: I) -> Self {
+        par_iter.into_par_iter().unzip()
+    }
 }
 
 /// `collect::<()>()`: runs the iterator for its effects, as rayon allows.

@@ -17,9 +17,13 @@ pub const THREADS_VAR: &str = "TINE_NUM_THREADS";
 
 static GLOBAL: OnceLock<ThreadPool> = OnceLock::new();
 
+/// A pool `install` made current, and the fork frame it was made in
+/// ([`crate::team::innermost_frame_id`]).
+type Installed = Option<(NonNull<dyn ForkJoin>, usize)>;
+
 std::thread_local! {
     /// The pool `install` made current on this thread, if any.
-    static CURRENT: Cell<Option<NonNull<dyn ForkJoin>>> = const { Cell::new(None) };
+    static CURRENT: Cell<Installed> = const { Cell::new(None) };
 }
 
 /// The global pool, spawned on first use with `TINE_NUM_THREADS` threads
@@ -55,10 +59,11 @@ fn threads_from_env() -> Option<usize> {
 }
 
 /// The number of threads of the pool this thread works for, as rayon's
-/// `current_num_threads`: inside a task, its team's (though a parallel
-/// iterator called there runs inline); else the current pool's (see
-/// [`ThreadPool::install`]); else the global pool's. Code that sizes its
-/// chunks by it gets the same answer as under rayon.
+/// `current_num_threads`: the pool of an `install` made at this level of
+/// nesting (see [`ThreadPool::install`]); else, inside a task, its fork's
+/// thread count (though a parallel iterator called there runs inline);
+/// else the pool of an outer `install`; else the global pool's. Code that
+/// sizes its chunks by it gets the same answer as under rayon.
 ///
 /// ```
 /// use tine::ForkJoin;
@@ -67,9 +72,18 @@ fn threads_from_env() -> Option<usize> {
 /// pool.install(|| assert_eq!(tine::current_num_threads(), 3));
 /// // Inside a task: the team's size, without starting the global pool.
 /// pool.for_threads(|_, _| assert_eq!(tine::current_num_threads(), 3));
+/// // An `install` inside a task wins, as in rayon.
+/// let other = tine::spawn(2);
+/// pool.for_threads(|_, _| other.install(|| assert_eq!(tine::current_num_threads(), 2)));
 /// ```
 pub fn current_num_threads() -> usize {
-    if let Some(threads) = crate::team::innermost_team_threads() {
+    if let Some((pool, frame)) = CURRENT.with(Cell::get) {
+        if frame == crate::team::innermost_frame_id() {
+            // SAFETY: as in `with_current`.
+            return unsafe { pool.as_ref() }.threads();
+        }
+    }
+    if let Some(threads) = crate::team::innermost_fork_threads() {
         return threads;
     }
     with_current(|pool| pool.threads())
@@ -80,7 +94,7 @@ pub(crate) fn with_current<R>(f: impl FnOnce(&dyn ForkJoin) -> R) -> R {
     match CURRENT.with(Cell::get) {
         // SAFETY: set by `install`, whose frame borrows the pool and is
         // still live (it puts the previous value back before returning).
-        Some(pool) => f(unsafe { pool.as_ref() }),
+        Some((pool, _)) => f(unsafe { pool.as_ref() }),
         None => f(global()),
     }
 }
@@ -88,7 +102,7 @@ pub(crate) fn with_current<R>(f: impl FnOnce(&dyn ForkJoin) -> R) -> R {
 /// Runs `f` with `pool` as this thread's current pool.
 pub(crate) fn install<R>(pool: &dyn ForkJoin, f: impl FnOnce() -> R) -> R {
     /// Puts the previous current pool back, on every way out.
-    struct Restore(Option<NonNull<dyn ForkJoin>>);
+    struct Restore(Installed);
     impl Drop for Restore {
         fn drop(&mut self) {
             CURRENT.with(|current| current.set(self.0));
@@ -97,7 +111,8 @@ pub(crate) fn install<R>(pool: &dyn ForkJoin, f: impl FnOnce() -> R) -> R {
     // SAFETY: only the lifetime is erased; `Restore` takes the pointer out
     // of the thread-local before `pool`'s borrow ends.
     let pool: &'static dyn ForkJoin = unsafe { core::mem::transmute(pool) };
-    let _restore = Restore(CURRENT.with(|current| current.replace(Some(NonNull::from(pool)))));
+    let installed = (NonNull::from(pool), crate::team::innermost_frame_id());
+    let _restore = Restore(CURRENT.with(|current| current.replace(Some(installed))));
     f()
 }
 

@@ -375,14 +375,12 @@ pub trait ParallelIterator: Sized + Send {
     where
         C: IntoParallelIterator<Item = Self::Item>,
     {
-        let (b, _) = other.into_par_iter().into_par().into_parts();
-        self.into_par().wrap(|a| {
-            assert!(
-                a.len().checked_add(b.len()).is_some(),
-                "chained parallel iterators longer than usize::MAX"
-            );
-            Chain { a, b }
-        })
+        let (a, b) = (self.into_par(), other.into_par_iter().into_par());
+        // Checked while both are still iterators: a panic drops their items.
+        let fits = a.producer_len().checked_add(b.producer_len()).is_some();
+        assert!(fits, "chained parallel iterators longer than usize::MAX");
+        let (b, _) = b.into_parts();
+        a.wrap(|a| Chain { a, b })
     }
 
     /// Splits the items by `predicate` into two collections, `(accepted,

@@ -100,8 +100,8 @@ mod source;
 mod source_collections;
 
 pub use adaptor::{
-    Chain, Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Fold, FoldIter, Indexed,
-    Inspect, Map, MapInit, MapInitIter, MapWith, Pooled, Skip, Take, Zip,
+    Chain, ChainIter, Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Fold, FoldIter,
+    Indexed, Inspect, Map, MapInit, MapInitIter, MapWith, Pooled, Skip, Take, Zip,
 };
 pub use extend::ParallelExtend;
 pub use global::{current_num_threads, global, THREADS_VAR};

@@ -21,7 +21,7 @@ pub(super) struct FrameSlot;
 pub(super) struct Outer;
 
 impl Frame {
-    pub(super) fn dispatcher(_team: &Team) -> Self {
+    pub(super) fn dispatcher(_team: &Team, _threads: usize) -> Self {
         Frame
     }
 

@@ -68,7 +68,11 @@ impl Team {
             }
         }
         prepare();
-        let frame = env::Frame::dispatcher(self);
+        // Every team's slot 0 but ours is a stand-in that runs nothing.
+        let threads = others
+            .iter()
+            .fold(self.threads, |sum, other| sum + other.threads - 1);
+        let frame = env::Frame::dispatcher(self, threads);
         // SAFETY: `joiner` below joins every team before this function
         // returns or unwinds, so no worker runs the job after `share` ends.
         let job = unsafe { Job::new(share) };

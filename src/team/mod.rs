@@ -124,7 +124,7 @@ pub use job::Share;
 #[cfg(feature = "std")]
 pub(crate) use nesting::in_fork as in_task;
 #[cfg(feature = "std")]
-pub(crate) use nesting::innermost_team_threads;
+pub(crate) use nesting::{innermost_fork_threads, innermost_frame_id};
 
 use crate::error::Error;
 use crate::sync::UnsafeCell;

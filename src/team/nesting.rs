@@ -24,6 +24,10 @@ use crate::sync::UnsafeCell;
 /// which runs inside `parent`" (`team` is null for a call run inline).
 pub(crate) struct Frame {
     team: *const Team,
+    /// The fork's thread count (every team of a spread fork together), or
+    /// the inline call's; unused in a worker's frame, which reads its
+    /// dispatcher's.
+    threads: usize,
     /// The enclosing fork; for a worker's frame, null (see the module docs).
     parent: *const Frame,
     worker: bool,
@@ -33,10 +37,12 @@ pub(crate) struct Frame {
 pub(crate) type Outer = *const Frame;
 
 impl Frame {
-    /// The dispatcher's frame for a fork of `team`.
-    pub(crate) fn dispatcher(team: &Team) -> Self {
+    /// The dispatcher's frame for a fork of `team` on `threads` threads in
+    /// all.
+    pub(crate) fn dispatcher(team: &Team, threads: usize) -> Self {
         Frame {
             team,
+            threads,
             parent: CURRENT_FRAME.with(|current| current.get()),
             worker: false,
         }
@@ -47,6 +53,7 @@ impl Frame {
     pub(crate) fn worker(team: &Team) -> Self {
         Frame {
             team,
+            threads: 0,
             parent: core::ptr::null(),
             worker: true,
         }
@@ -56,9 +63,10 @@ impl Frame {
     /// it stands for no team, so `stop` still waits for any team's fork, but
     /// it makes [`in_fork`] true, so calls from the inline shares that find
     /// a team busy run inline at once, as a real fork's tasks would.
-    pub(crate) fn inline() -> Self {
+    pub(crate) fn inline(threads: usize) -> Self {
         Frame {
             team: core::ptr::null(),
+            threads,
             parent: CURRENT_FRAME.with(|current| current.get()),
             worker: false,
         }
@@ -136,22 +144,28 @@ pub(crate) fn in_fork() -> bool {
     CURRENT_FRAME.with(|current| !current.get().is_null())
 }
 
-/// The size of the innermost team whose fork this thread runs a share of,
-/// if any; frames of inline calls stand for no team and are skipped.
-pub(crate) fn innermost_team_threads() -> Option<usize> {
-    let mut frame = CURRENT_FRAME.with(|current| current.get());
-    while !frame.is_null() {
-        // SAFETY: as in `frames_contain`: every frame in the chain belongs
-        // to a fork that is still running, so its stack slot is live.
-        let this = unsafe { &*frame };
-        if !this.team.is_null() {
-            // SAFETY: a team outlives every fork of it (its dispatcher
-            // borrows it, and its workers stop before it is dropped).
-            return Some(unsafe { &*this.team }.threads());
-        }
-        frame = this.enclosing();
+/// The thread count of the innermost fork this thread runs a share of (a
+/// spread fork's, over all its teams), or of the innermost inline call.
+pub(crate) fn innermost_fork_threads() -> Option<usize> {
+    let frame = CURRENT_FRAME.with(|current| current.get());
+    if frame.is_null() {
+        return None;
     }
-    None
+    // SAFETY: as in `frames_contain`: the innermost frame belongs to a fork
+    // that is still running, so its stack slot is live.
+    let this = unsafe { &*frame };
+    if !this.worker {
+        return Some(this.threads);
+    }
+    // SAFETY: a live worker frame's enclosing frame is its fork's
+    // dispatcher's, live until that fork joins (`Frame::enclosing`).
+    Some(unsafe { &*this.enclosing() }.threads)
+}
+
+/// The innermost frame's address, 0 outside every fork: tells whether two
+/// moments of a thread are at the same level of nesting.
+pub(crate) fn innermost_frame_id() -> usize {
+    CURRENT_FRAME.with(|current| current.get() as usize)
 }
 
 /// Whether this thread runs (transitively) inside a fork of `team`.

@@ -180,7 +180,7 @@ impl Panics {
 /// the thread as inside a task meanwhile, so that calls from these shares
 /// that find a team busy run inline at once instead of waiting.
 pub(crate) fn run_inline(threads: usize, share: impl Fn(usize)) {
-    let frame = NestingFrame::inline();
+    let frame = NestingFrame::inline(threads);
     let outer = frame.enter();
     let mut panics = Panics::new();
     for thread_index in 0..threads {

@@ -2,7 +2,7 @@
 //! (which drops the longer side's tail), `copied` and `cloned`, `fold` (one
 //! partial per range) and `with_pool`'s lifetime marker.
 
-use super::{Indexed, Producer};
+use super::{DropPart, Indexed, Producer};
 use core::marker::PhantomData;
 
 /// `zip`: pairs, as long as the shorter side.
@@ -32,11 +32,12 @@ unsafe impl<A: Indexed, B: Indexed> Producer for Zip<A, B> {
     }
 
     unsafe fn drop_range(&self, begin: usize, end: usize) {
+        // SAFETY: forwarded from the caller; `b`'s part goes even if a
+        // `Drop` in `a`'s panics.
+        let b = unsafe { DropPart::new(&self.b, begin, end) };
         // SAFETY: forwarded from the caller.
-        unsafe {
-            self.a.drop_range(begin, end);
-            self.b.drop_range(begin, end);
-        }
+        unsafe { self.a.drop_range(begin, end) };
+        drop(b);
     }
 }
 // SAFETY: one pair per position.
@@ -47,11 +48,12 @@ impl<A: Producer, B: Producer> Drop for Zip<A, B> {
     /// stops at the shorter length: drop it here.
     fn drop(&mut self) {
         let len = self.a.len().min(self.b.len());
-        // SAFETY: positions from `len` on were never handed out.
-        unsafe {
-            self.a.drop_range(len, self.a.len());
-            self.b.drop_range(len, self.b.len());
-        }
+        // SAFETY: positions from `len` on were never handed out; `b`'s go
+        // even if a `Drop` in `a`'s panics.
+        let b = unsafe { DropPart::new(&self.b, len, self.b.len()) };
+        // SAFETY: as above.
+        unsafe { self.a.drop_range(len, self.a.len()) };
+        drop(b);
     }
 }
 

@@ -6,7 +6,7 @@
 //! longer side's tail, so an owning source's items are still dropped
 //! exactly once.
 
-use super::{Indexed, Producer};
+use super::{DropPart, Indexed, Producer};
 
 /// `skip(n)`: the positions from `n` on.
 #[derive(Debug)]
@@ -114,37 +114,85 @@ impl<A: Producer, B: Producer> Chain<A, B> {
     }
 }
 
+/// The iterator of one range of [`Chain`]: `a`'s part, then `b`'s. A side
+/// whose part is empty gets no iterator at all, so a per-range state (a
+/// `fold` partial, a `map_init` state) is made only for a side that has
+/// positions in the range.
+#[derive(Debug)]
+pub struct ChainIter<A, B> {
+    a: Option<A>,
+    b: Option<B>,
+}
+
+impl<A: Iterator, B: Iterator<Item = A::Item>> Iterator for ChainIter<A, B> {
+    type Item = A::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<A::Item> {
+        if let Some(a) = &mut self.a {
+            match a.next() {
+                None => self.a = None,
+                item => return item,
+            }
+        }
+        self.b.as_mut()?.next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let hint = |side: Option<(usize, Option<usize>)>| side.unwrap_or((0, Some(0)));
+        let (a_low, a_high) = hint(self.a.as_ref().map(Iterator::size_hint));
+        let (b_low, b_high) = hint(self.b.as_ref().map(Iterator::size_hint));
+        let high = a_high.zip(b_high).and_then(|(a, b)| a.checked_add(b));
+        (a_low.saturating_add(b_low), high)
+    }
+
+    /// Each side's own `fold`, so that its loop stays one plain loop.
+    #[inline]
+    fn fold<Acc, F: FnMut(Acc, A::Item) -> Acc>(self, init: Acc, mut f: F) -> Acc {
+        let mut acc = init;
+        if let Some(a) = self.a {
+            acc = a.fold(acc, &mut f);
+        }
+        if let Some(b) = self.b {
+            acc = b.fold(acc, &mut f);
+        }
+        acc
+    }
+}
+
 // SAFETY: hands position `i` to `a`'s position `i` below `a.len()`, else to
-// `b`'s position `i - a.len()`, once; an empty part hands out nothing.
+// `b`'s position `i - a.len()`, once; an empty part is not handed out.
 unsafe impl<A: Producer, B: Producer<Item = A::Item>> Producer for Chain<A, B> {
     type Item = A::Item;
     type Iter<'a>
-        = core::iter::Chain<A::Iter<'a>, B::Iter<'a>>
+        = ChainIter<A::Iter<'a>, B::Iter<'a>>
     where
         Self: 'a;
     const EXACT: bool = A::EXACT && B::EXACT;
 
     fn len(&self) -> usize {
+        // `chain` checked that the sum fits.
         self.a.len() + self.b.len()
     }
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
         let ((a_begin, a_end), (b_begin, b_end)) = self.parts(begin, end);
-        // SAFETY: forwarded from the caller, each part to its side.
-        unsafe {
-            self.a
-                .range(a_begin, a_end)
-                .chain(self.b.range(b_begin, b_end))
+        ChainIter {
+            // SAFETY: forwarded from the caller, each part to its side.
+            a: (a_begin < a_end).then(|| unsafe { self.a.range(a_begin, a_end) }),
+            // SAFETY: as above.
+            b: (b_begin < b_end).then(|| unsafe { self.b.range(b_begin, b_end) }),
         }
     }
 
     unsafe fn drop_range(&self, begin: usize, end: usize) {
         let ((a_begin, a_end), (b_begin, b_end)) = self.parts(begin, end);
+        // SAFETY: as in `range`; `b`'s part goes even if a `Drop` in `a`'s
+        // panics.
+        let b = unsafe { DropPart::new(&self.b, b_begin, b_end) };
         // SAFETY: as in `range`.
-        unsafe {
-            self.a.drop_range(a_begin, a_end);
-            self.b.drop_range(b_begin, b_end);
-        }
+        unsafe { self.a.drop_range(a_begin, a_end) };
+        drop(b);
     }
 }
 // SAFETY: one item per position when both sides have one.

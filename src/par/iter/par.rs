@@ -46,6 +46,11 @@ impl<P: Producer> Par<P> {
         (producer, self.config)
     }
 
+    /// The number of positions.
+    pub(crate) fn producer_len(&self) -> usize {
+        self.producer.as_ref().map_or(0, Producer::len)
+    }
+
     pub(super) fn wrap<Q: Producer>(self, f: impl FnOnce(P) -> Q) -> Par<Q> {
         let (producer, config) = self.into_parts();
         Par {
