@@ -40,6 +40,9 @@
 //! Layers, top to bottom; each imports only the layers below it.
 //! - `numa/` (feature `numa`): topology, pinned pools, a distributed pool
 //!   with one team per NUMA node, and node-local memory.
+//! - [`par`] and [`stream`] (feature `std`): the rayon-compatible parallel
+//!   iterators (one fork per call, behind [`prelude`]), and ordered
+//!   streaming of records in adaptive batches.
 //! - `pool/` (feature `std`): [`ThreadPool`] and its [`Builder`], which
 //!   spawn a team's workers.
 //! - `schedule/`: [`ForkJoin`], the one fork primitive every pool type
