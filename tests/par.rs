@@ -3,28 +3,16 @@
 //! schedule, with the cutoff adaptive and forced to fork.
 #![cfg(not(loom))]
 
+mod par_common;
+
+use par_common::{pool, schedule_strategy};
 use proptest::prelude::*;
 use std::num::Wrapping;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::sync::OnceLock;
 use tine::par::cutoff::{set_override, Override};
 use tine::par::Schedule;
 use tine::prelude::*;
 use tine::ThreadPool;
-
-/// One pool per thread count, shared by every case.
-fn pool(threads: usize) -> &'static ThreadPool {
-    static POOLS: OnceLock<Vec<ThreadPool>> = OnceLock::new();
-    &POOLS.get_or_init(|| (1..=6).map(|t| ThreadPool::try_spawn(t).unwrap()).collect())[threads - 1]
-}
-
-fn schedule_strategy() -> impl Strategy<Value = Schedule> {
-    prop_oneof![
-        Just(Schedule::Static),
-        (0usize..40).prop_map(|grain| Schedule::Dynamic { grain }),
-        (0usize..20).prop_map(|min| Schedule::Guided { min }),
-    ]
-}
 
 /// Every consumer and adaptor on `data`, checked against `Iterator`.
 fn check_all(data: &[i64], pool: &ThreadPool, schedule: Schedule) {

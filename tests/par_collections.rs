@@ -5,28 +5,16 @@
 //! and owned items dropped once when an item panics.
 #![cfg(not(loom))]
 
+mod par_common;
+
+use par_common::{pool, schedule_strategy, Counted};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::sync::OnceLock;
 use tine::par::cutoff::{set_override, Override};
 use tine::par::Schedule;
 use tine::prelude::*;
 use tine::ThreadPool;
-
-/// One pool per thread count, shared by every case.
-fn pool(threads: usize) -> &'static ThreadPool {
-    static POOLS: OnceLock<Vec<ThreadPool>> = OnceLock::new();
-    &POOLS.get_or_init(|| (1..=6).map(|t| ThreadPool::try_spawn(t).unwrap()).collect())[threads - 1]
-}
-
-fn schedule_strategy() -> impl Strategy<Value = Schedule> {
-    prop_oneof![
-        Just(Schedule::Static),
-        (0usize..40).prop_map(|grain| Schedule::Dynamic { grain }),
-        (0usize..20).prop_map(|min| Schedule::Guided { min }),
-    ]
-}
 
 /// Every collection call on `data`, checked against `Iterator`.
 fn check_all(data: &[i64], pool: &ThreadPool, schedule: Schedule) {
@@ -266,15 +254,6 @@ proptest! {
         let before = set_override(if fork { Override::AlwaysFork } else { Override::Adaptive });
         check_all(&data, pool(threads), schedule);
         set_override(before);
-    }
-}
-
-/// Counts its drops.
-struct Counted<'a>(usize, &'a AtomicUsize);
-
-impl Drop for Counted<'_> {
-    fn drop(&mut self) {
-        self.1.fetch_add(1, Relaxed);
     }
 }
 

@@ -4,27 +4,15 @@
 //! through them, under early stop and panics.
 #![cfg(not(loom))]
 
+mod par_common;
+
+use par_common::{pool, schedule_strategy, Counted};
 use proptest::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::sync::OnceLock;
 use tine::par::cutoff::{set_override, Override};
 use tine::par::{Par, Pooled, Schedule, SliceProducer};
 use tine::prelude::*;
 use tine::ThreadPool;
-
-/// One pool per thread count, shared by every case.
-fn pool(threads: usize) -> &'static ThreadPool {
-    static POOLS: OnceLock<Vec<ThreadPool>> = OnceLock::new();
-    &POOLS.get_or_init(|| (1..=6).map(|t| ThreadPool::try_spawn(t).unwrap()).collect())[threads - 1]
-}
-
-fn schedule_strategy() -> impl Strategy<Value = Schedule> {
-    prop_oneof![
-        Just(Schedule::Static),
-        (0usize..40).prop_map(|grain| Schedule::Dynamic { grain }),
-        (0usize..20).prop_map(|min| Schedule::Guided { min }),
-    ]
-}
 
 /// `data.par_iter()` on `pool` with `schedule`.
 fn on<'a>(
@@ -117,15 +105,6 @@ proptest! {
         let before = set_override(if fork { Override::AlwaysFork } else { Override::Adaptive });
         check_all(&a, &b, cut, pool(threads), schedule);
         set_override(before);
-    }
-}
-
-/// Counts its drops.
-struct Counted<'a>(usize, &'a AtomicUsize);
-
-impl Drop for Counted<'_> {
-    fn drop(&mut self) {
-        self.1.fetch_add(1, Relaxed);
     }
 }
 

@@ -8,7 +8,7 @@ mod reshape;
 mod slicing;
 
 pub use reshape::{Cloned, Copied, Fold, FoldIter, Pooled, Zip};
-pub use slicing::{Chain, ChainIter, Skip, Take};
+pub use slicing::{Chain, ChainIter, Window};
 
 /// Drops positions `begin..end` of a producer when it goes out of scope, on
 /// unwinding too: an adaptor over two producers drops one side's part with

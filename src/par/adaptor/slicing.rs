@@ -1,24 +1,34 @@
-//! Adaptors that cut or join positions: `skip` and `take` (indexed, as in
-//! rayon) and `chain`.
+//! Adaptors that cut or join positions: `skip` and `take` (a [`Window`],
+//! on indexed iterators as in rayon) and `chain`.
 //!
-//! A position the adaptor never hands to the driver (the ones `skip` and
-//! `take` cut off) is dropped when the adaptor is, as `zip` drops the
+//! A position the adaptor never hands to the driver (the ones a window cuts
+//! off) is dropped when the adaptor is, as `zip` drops the
 //! longer side's tail, so an owning source's items are still dropped
 //! exactly once.
 
 use super::{DropPart, Indexed, Producer};
 
-/// `skip(n)`: the positions from `n` on.
+/// `skip` and `take`: the base's positions `begin..end`, renumbered from 0.
 #[derive(Debug)]
-pub struct Skip<P: Producer> {
+pub struct Window<P: Producer> {
     pub(in crate::par) base: P,
-    /// Positions cut off at the front: `min(n, base.len())`.
-    pub(in crate::par) skipped: usize,
+    /// `begin <= end <= base.len()`.
+    pub(in crate::par) begin: usize,
+    pub(in crate::par) end: usize,
 }
 
-// SAFETY: hands position `i` of its own to position `skipped + i` of the
-// base, once; the base's first `skipped` positions only to `drop`.
-unsafe impl<P: Indexed> Producer for Skip<P> {
+impl<P: Producer> Window<P> {
+    /// `base`'s positions from `skip` on, at most `take` of them.
+    pub(in crate::par) fn new(base: P, skip: usize, take: usize) -> Self {
+        let begin = skip.min(base.len());
+        let end = begin + take.min(base.len() - begin);
+        Window { base, begin, end }
+    }
+}
+
+// SAFETY: hands position `i` of its own to position `begin + i` of the
+// base, once; the base's positions outside `begin..end` only to `drop`.
+unsafe impl<P: Indexed> Producer for Window<P> {
     type Item = P::Item;
     type Iter<'a>
         = P::Iter<'a>
@@ -27,71 +37,30 @@ unsafe impl<P: Indexed> Producer for Skip<P> {
     const EXACT: bool = true;
 
     fn len(&self) -> usize {
-        self.base.len() - self.skipped
+        self.end - self.begin
     }
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        // SAFETY: forwarded from the caller, shifted past the cut.
-        unsafe { self.base.range(self.skipped + begin, self.skipped + end) }
+        // SAFETY: forwarded from the caller, shifted into the window.
+        unsafe { self.base.range(self.begin + begin, self.begin + end) }
     }
 
     unsafe fn drop_range(&self, begin: usize, end: usize) {
         // SAFETY: as in `range`.
-        unsafe {
-            self.base
-                .drop_range(self.skipped + begin, self.skipped + end)
-        }
+        unsafe { self.base.drop_range(self.begin + begin, self.begin + end) }
     }
 }
 // SAFETY: one item per position of an indexed base.
-unsafe impl<P: Indexed> Indexed for Skip<P> {}
+unsafe impl<P: Indexed> Indexed for Window<P> {}
 
-impl<P: Producer> Drop for Skip<P> {
+impl<P: Producer> Drop for Window<P> {
     fn drop(&mut self) {
-        // SAFETY: the first `skipped` positions are never handed out.
-        unsafe { self.base.drop_range(0, self.skipped) }
-    }
-}
-
-/// `take(n)`: the first `n` positions.
-#[derive(Debug)]
-pub struct Take<P: Producer> {
-    pub(in crate::par) base: P,
-    /// Positions kept: `min(n, base.len())`.
-    pub(in crate::par) taken: usize,
-}
-
-// SAFETY: hands its positions to the same positions of the base, once; the
-// base's positions from `taken` on only to `drop`.
-unsafe impl<P: Indexed> Producer for Take<P> {
-    type Item = P::Item;
-    type Iter<'a>
-        = P::Iter<'a>
-    where
-        Self: 'a;
-    const EXACT: bool = true;
-
-    fn len(&self) -> usize {
-        self.taken
-    }
-
-    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        // SAFETY: forwarded from the caller; `end <= taken <= base.len()`.
-        unsafe { self.base.range(begin, end) }
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: as in `range`.
-        unsafe { self.base.drop_range(begin, end) }
-    }
-}
-// SAFETY: one item per position of an indexed base.
-unsafe impl<P: Indexed> Indexed for Take<P> {}
-
-impl<P: Producer> Drop for Take<P> {
-    fn drop(&mut self) {
-        // SAFETY: the positions from `taken` on are never handed out.
-        unsafe { self.base.drop_range(self.taken, self.base.len()) }
+        // SAFETY: the positions outside the window are never handed out;
+        // the tail goes even if a `Drop` in the head panics.
+        let tail = unsafe { DropPart::new(&self.base, self.end, self.base.len()) };
+        // SAFETY: as above.
+        unsafe { self.base.drop_range(0, self.begin) };
+        drop(tail);
     }
 }
 

@@ -3,8 +3,7 @@
 //! [`Try`] protocol of `try_for_each` and `try_reduce`.
 
 use super::{consume, Par, ParallelIterator};
-use crate::par::adaptor::{Enumerate, Indexed, Skip, Take, Zip};
-use crate::par::producer::Producer;
+use crate::par::adaptor::{Enumerate, Indexed, Window, Zip};
 
 /// A parallel iterator with exactly one item per position: the sources,
 /// and `map`, `enumerate`, `zip`, `copied` and `cloned` over them.
@@ -48,20 +47,15 @@ pub trait IndexedParallelIterator: ParallelIterator {
 
     /// The items after the first `n` (none if there are fewer). The skipped
     /// ones are dropped unseen.
-    fn skip(self, n: usize) -> Par<Skip<Self::Indexed>> {
-        self.into_indexed().wrap(|base| Skip {
-            skipped: n.min(Producer::len(&base)),
-            base,
-        })
+    fn skip(self, n: usize) -> Par<Window<Self::Indexed>> {
+        self.into_indexed()
+            .wrap(|base| Window::new(base, n, usize::MAX))
     }
 
     /// The first `n` items (all if there are fewer). The rest are dropped
     /// unseen.
-    fn take(self, n: usize) -> Par<Take<Self::Indexed>> {
-        self.into_indexed().wrap(|base| Take {
-            taken: n.min(Producer::len(&base)),
-            base,
-        })
+    fn take(self, n: usize) -> Par<Window<Self::Indexed>> {
+        self.into_indexed().wrap(|base| Window::new(base, 0, n))
     }
 
     /// Collects into `target`, replacing its contents, with one allocation
