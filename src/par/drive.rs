@@ -296,6 +296,40 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
         total
     }
 
+    /// Forks the call on `pool`: slot 0 starts as `first` (the caller's
+    /// record so far) and slot `t` as `untouched(t)`; each thread `t <
+    /// used` runs `share(t, its record, the slots)`; after the join the
+    /// slots combine in thread order.
+    fn fork_slots(
+        &self,
+        pool: Option<&dyn ForkJoin>,
+        first: Record<C::Acc>,
+        untouched: impl Fn(usize) -> Record<C::Acc>,
+        share: impl Fn(usize, Record<C::Acc>, &Slots<'_, Record<C::Acc>>) + Sync,
+    ) -> C::Acc {
+        let pool = pool.expect("a call with several threads has a pool");
+        let slots: Slots<'_, Record<C::Acc>> = Slots::new(pool, self.used);
+        // SAFETY: the slots are ours until the fork; each share takes its
+        // own back.
+        unsafe {
+            slots.ptr(0).write(first);
+            for thread in 1..self.used {
+                slots.ptr(thread).write(untouched(thread));
+            }
+        }
+        let collect = CollectGuard {
+            call: self,
+            slots: &slots,
+        };
+        pool.fork_join(&|thread, _| {
+            if thread < self.used {
+                // SAFETY: written above; each thread index runs once.
+                share(thread, unsafe { slots.ptr(thread).read() }, &slots);
+            }
+        });
+        collect.combine()
+    }
+
     /// The fork of a static call, thread 0 going on from `walk` with
     /// `acc`.
     fn fork_static(
@@ -304,36 +338,19 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
         walk0: Walk,
         acc0: Option<C::Acc>,
     ) -> C::Acc {
-        let pool = pool.expect("a call with several threads has a pool");
-        let slots: Slots<'_, Record<C::Acc>> = Slots::new(pool, self.used);
-        // SAFETY: the slots are ours until the fork; each share takes its
-        // own back (slot 0: the caller's record so far).
-        unsafe {
-            slots.ptr(0).write(Record {
-                acc: acc0,
-                begin: walk0.begin,
-                done: walk0.done,
-                handed: walk0.cursor,
-                end: walk0.end,
-            });
-            for thread in 1..self.used {
-                let walk = Walk::new(self.n, self.used, thread);
-                slots
-                    .ptr(thread)
-                    .write(Record::untouched(walk.begin, walk.end));
-            }
-        }
-        let walk0 = UnsafeSync(walk0);
-        let collect = CollectGuard {
-            call: self,
-            slots: &slots,
+        let first = Record {
+            acc: acc0,
+            begin: walk0.begin,
+            done: walk0.done,
+            handed: walk0.cursor,
+            end: walk0.end,
         };
-        pool.fork_join(&|thread, _| {
-            if thread >= self.used {
-                return;
-            }
-            // SAFETY: written above; each thread index runs once.
-            let record = unsafe { slots.ptr(thread).read() };
+        let untouched = |thread| {
+            let walk = Walk::new(self.n, self.used, thread);
+            Record::untouched(walk.begin, walk.end)
+        };
+        let walk0 = UnsafeSync(walk0);
+        self.fork_slots(pool, first, untouched, |thread, record, slots| {
             let walk = if thread == 0 {
                 walk0.0
             } else {
@@ -342,7 +359,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
             // The guard first: whatever happens next, it leaves a record.
             let mut share = ShareGuard::<P, C> {
                 call: self,
-                slots: &slots,
+                slots,
                 thread,
                 walk,
                 acc: record.acc,
@@ -355,8 +372,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
             share.started = true;
             self.finish_walk(&mut share.walk, &mut share.acc);
             share.finished = true;
-        });
-        collect.combine()
+        })
     }
 
     /// The dynamic and guided plans: blocks claimed with `claim` from a
@@ -392,33 +408,16 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
             }
         }
         if decision == Decision::Fork && going {
-            let pool = pool.expect("a call with several threads has a pool");
-            let slots: Slots<'_, Record<C::Acc>> = Slots::new(pool, self.used);
-            // SAFETY: the slots are ours until the fork; each share takes
-            // its own back (slot 0: the caller's partial so far).
-            unsafe {
-                slots.ptr(0).write(Record {
-                    acc,
-                    ..Record::untouched(0, 0)
-                });
-                for thread in 1..self.used {
-                    slots.ptr(thread).write(Record::untouched(0, 0));
-                }
-            }
-            let cursor0 = UnsafeSync(cursor);
-            let collect = CollectGuard {
-                call: self,
-                slots: &slots,
+            let first = Record {
+                acc,
+                ..Record::untouched(0, 0)
             };
-            pool.fork_join(&|thread, _| {
-                if thread >= self.used {
-                    return;
-                }
-                // SAFETY: written above; each thread index runs once.
-                let record = unsafe { slots.ptr(thread).read() };
+            let cursor0 = UnsafeSync(cursor);
+            let untouched = |_| Record::untouched(0, 0);
+            let total = self.fork_slots(pool, first, untouched, |thread, record, slots| {
                 let mut share = ClaimGuard {
                     call: self,
-                    slots: &slots,
+                    slots,
                     thread,
                     acc: record.acc,
                     finished: false,
@@ -438,7 +437,6 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
                 }
                 share.finished = true;
             });
-            let total = collect.combine();
             drop(tail);
             return total;
         }
