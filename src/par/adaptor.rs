@@ -50,39 +50,65 @@ pub unsafe trait Indexed: Producer {}
 // hands the same positions to the producers it wraps, once, and yields
 // exactly one item per position when it says `EXACT`.
 
-/// `map`.
-#[derive(Debug)]
-pub struct Map<P, F> {
-    pub(super) base: P,
-    pub(super) f: F,
+/// An adaptor that runs each range of its base through the `std::iter`
+/// adaptor `$method` with its closure `f`: the struct, its `Producer`
+/// (lengths and dropped ranges forwarded to the base), and its `Indexed`
+/// when given the bounds for one.
+macro_rules! closure_adaptor {
+    (
+        $(#[$doc:meta])*
+        $name:ident via $method:ident, [$($generics:tt)*] where [$($bounds:tt)*],
+        Item = $item:ty, Iter<$a:lifetime> = $iter:ty, EXACT = $exact:expr
+        $(, Indexed [$($igenerics:tt)*] where [$($indexed:tt)*])?
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name<P, F> {
+            pub(super) base: P,
+            pub(super) f: F,
+        }
+
+        // SAFETY: hands its positions to the wrapped producer once each
+        // (see the comment at the top of the file).
+        unsafe impl<$($generics)*> Producer for $name<P, F>
+        where
+            $($bounds)*
+        {
+            type Item = $item;
+            type Iter<$a>
+                = $iter
+            where
+                Self: $a;
+            const EXACT: bool = $exact;
+
+            fn len(&self) -> usize {
+                self.base.len()
+            }
+
+            unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+                // SAFETY: forwarded from the caller.
+                unsafe { self.base.range(begin, end) }.$method(&self.f)
+            }
+
+            unsafe fn drop_range(&self, begin: usize, end: usize) {
+                // SAFETY: forwarded from the caller.
+                unsafe { self.base.drop_range(begin, end) }
+            }
+        }
+
+        $(
+            // SAFETY: one item per position when the base has one.
+            unsafe impl<$($igenerics)*> Indexed for $name<P, F> where $($indexed)* {}
+        )?
+    };
 }
 
-// SAFETY: hands its positions to the wrapped producers once each (see the
-// comment at the top of the file).
-unsafe impl<P: Producer, F: Fn(P::Item) -> R + Sync, R> Producer for Map<P, F> {
-    type Item = R;
-    type Iter<'a>
-        = core::iter::Map<P::Iter<'a>, &'a F>
-    where
-        Self: 'a;
-    const EXACT: bool = P::EXACT;
-
-    fn len(&self) -> usize {
-        self.base.len()
-    }
-
-    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.range(begin, end) }.map(&self.f)
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.drop_range(begin, end) }
-    }
+closure_adaptor! {
+    /// `map`.
+    Map via map, [P, F, R] where [P: Producer, F: Fn(P::Item) -> R + Sync],
+    Item = R, Iter<'a> = core::iter::Map<P::Iter<'a>, &'a F>, EXACT = P::EXACT,
+    Indexed [P, F, R] where [P: Indexed, F: Fn(P::Item) -> R + Sync]
 }
-// SAFETY: one item per position when the base has one.
-unsafe impl<P: Indexed, F: Fn(P::Item) -> R + Sync, R> Indexed for Map<P, F> {}
 
 /// `map_init`: `init` makes one state per range.
 #[derive(Debug)]
@@ -205,138 +231,30 @@ where
 {
 }
 
-/// `inspect`: each item passes `f` by reference on its way.
-#[derive(Debug)]
-pub struct Inspect<P, F> {
-    pub(super) base: P,
-    pub(super) f: F,
+closure_adaptor! {
+    /// `inspect`: each item passes `f` by reference on its way.
+    Inspect via inspect, [P, F] where [P: Producer, F: Fn(&P::Item) + Sync],
+    Item = P::Item, Iter<'a> = core::iter::Inspect<P::Iter<'a>, &'a F>, EXACT = P::EXACT,
+    Indexed [P, F] where [P: Indexed, F: Fn(&P::Item) + Sync]
 }
 
-// SAFETY: hands its positions to the wrapped producer once each.
-unsafe impl<P: Producer, F: Fn(&P::Item) + Sync> Producer for Inspect<P, F> {
-    type Item = P::Item;
-    type Iter<'a>
-        = core::iter::Inspect<P::Iter<'a>, &'a F>
-    where
-        Self: 'a;
-    const EXACT: bool = P::EXACT;
-
-    fn len(&self) -> usize {
-        self.base.len()
-    }
-
-    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.range(begin, end) }.inspect(&self.f)
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.drop_range(begin, end) }
-    }
-}
-// SAFETY: one item per position when the base has one.
-unsafe impl<P: Indexed, F: Fn(&P::Item) + Sync> Indexed for Inspect<P, F> {}
-
-/// `filter`.
-#[derive(Debug)]
-pub struct Filter<P, F> {
-    pub(super) base: P,
-    pub(super) f: F,
+closure_adaptor! {
+    /// `filter`.
+    Filter via filter, [P, F] where [P: Producer, F: Fn(&P::Item) -> bool + Sync],
+    Item = P::Item, Iter<'a> = core::iter::Filter<P::Iter<'a>, &'a F>, EXACT = false
 }
 
-// SAFETY: hands its positions to the wrapped producers once each (see the
-// comment at the top of the file).
-unsafe impl<P: Producer, F: Fn(&P::Item) -> bool + Sync> Producer for Filter<P, F> {
-    type Item = P::Item;
-    type Iter<'a>
-        = core::iter::Filter<P::Iter<'a>, &'a F>
-    where
-        Self: 'a;
-    const EXACT: bool = false;
-
-    fn len(&self) -> usize {
-        self.base.len()
-    }
-
-    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.range(begin, end) }.filter(&self.f)
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.drop_range(begin, end) }
-    }
+closure_adaptor! {
+    /// `filter_map`.
+    FilterMap via filter_map, [P, F, R] where [P: Producer, F: Fn(P::Item) -> Option<R> + Sync],
+    Item = R, Iter<'a> = core::iter::FilterMap<P::Iter<'a>, &'a F>, EXACT = false
 }
 
-/// `filter_map`.
-#[derive(Debug)]
-pub struct FilterMap<P, F> {
-    pub(super) base: P,
-    pub(super) f: F,
-}
-
-// SAFETY: hands its positions to the wrapped producers once each (see the
-// comment at the top of the file).
-unsafe impl<P: Producer, F: Fn(P::Item) -> Option<R> + Sync, R> Producer for FilterMap<P, F> {
-    type Item = R;
-    type Iter<'a>
-        = core::iter::FilterMap<P::Iter<'a>, &'a F>
-    where
-        Self: 'a;
-    const EXACT: bool = false;
-
-    fn len(&self) -> usize {
-        self.base.len()
-    }
-
-    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.range(begin, end) }.filter_map(&self.f)
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.drop_range(begin, end) }
-    }
-}
-
-/// `flat_map_iter`: each item becomes a serial iterator, run in place.
-#[derive(Debug)]
-pub struct FlatMapIter<P, F> {
-    pub(super) base: P,
-    pub(super) f: F,
-}
-
-// SAFETY: hands its positions to the wrapped producers once each (see the
-// comment at the top of the file).
-unsafe impl<P, F, I> Producer for FlatMapIter<P, F>
-where
-    P: Producer,
-    F: Fn(P::Item) -> I + Sync,
-    I: IntoIterator,
-{
-    type Item = I::Item;
-    type Iter<'a>
-        = core::iter::FlatMap<P::Iter<'a>, I, &'a F>
-    where
-        Self: 'a;
-    const EXACT: bool = false;
-
-    fn len(&self) -> usize {
-        self.base.len()
-    }
-
-    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.range(begin, end) }.flat_map(&self.f)
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.drop_range(begin, end) }
-    }
+closure_adaptor! {
+    /// `flat_map_iter`: each item becomes a serial iterator, run in place.
+    FlatMapIter via flat_map,
+    [P, F, I] where [P: Producer, F: Fn(P::Item) -> I + Sync, I: IntoIterator],
+    Item = I::Item, Iter<'a> = core::iter::FlatMap<P::Iter<'a>, I, &'a F>, EXACT = false
 }
 
 /// `enumerate`: each item with its position.

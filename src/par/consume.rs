@@ -35,47 +35,38 @@ pub(crate) fn for_each<P: Producer, F: Fn(P::Item) + Sync>(par: Par<P>, f: F) {
     run(par, &ForEach(f))
 }
 
-struct Summing<S>(PhantomData<fn() -> S>);
+/// `sum` and `product`: a consumer that folds each block with `$trait`'s
+/// `$method` and then folds that into the partial, and the call that runs
+/// it.
+macro_rules! accumulating {
+    ($consumer:ident, $trait:ident, $method:ident) => {
+        struct $consumer<S>(PhantomData<fn() -> S>);
 
-impl<T, S: Send + Sum<T> + Sum<S>> Consumer<T> for Summing<S> {
-    type Acc = S;
-    fn start(&self) -> S {
-        core::iter::empty::<S>().sum()
-    }
-    #[inline]
-    fn fold<I: Iterator<Item = T>>(&self, acc: S, _first: usize, items: I) -> S {
-        let block: S = items.sum();
-        [acc, block].into_iter().sum()
-    }
-    fn combine(&self, left: S, right: S) -> S {
-        [left, right].into_iter().sum()
-    }
+        impl<T, S: Send + $trait<T> + $trait<S>> Consumer<T> for $consumer<S> {
+            type Acc = S;
+            fn start(&self) -> S {
+                core::iter::empty::<S>().$method()
+            }
+            #[inline]
+            fn fold<I: Iterator<Item = T>>(&self, acc: S, _first: usize, items: I) -> S {
+                let block: S = items.$method();
+                [acc, block].into_iter().$method()
+            }
+            fn combine(&self, left: S, right: S) -> S {
+                [left, right].into_iter().$method()
+            }
+        }
+
+        pub(crate) fn $method<P: Producer, S: Send + $trait<P::Item> + $trait<S>>(
+            par: Par<P>,
+        ) -> S {
+            run(par, &$consumer(PhantomData))
+        }
+    };
 }
 
-pub(crate) fn sum<P: Producer, S: Send + Sum<P::Item> + Sum<S>>(par: Par<P>) -> S {
-    run(par, &Summing(PhantomData))
-}
-
-struct Multiplying<S>(PhantomData<fn() -> S>);
-
-impl<T, S: Send + Product<T> + Product<S>> Consumer<T> for Multiplying<S> {
-    type Acc = S;
-    fn start(&self) -> S {
-        core::iter::empty::<S>().product()
-    }
-    #[inline]
-    fn fold<I: Iterator<Item = T>>(&self, acc: S, _first: usize, items: I) -> S {
-        let block: S = items.product();
-        [acc, block].into_iter().product()
-    }
-    fn combine(&self, left: S, right: S) -> S {
-        [left, right].into_iter().product()
-    }
-}
-
-pub(crate) fn product<P: Producer, S: Send + Product<P::Item> + Product<S>>(par: Par<P>) -> S {
-    run(par, &Multiplying(PhantomData))
-}
+accumulating!(Summing, Sum, sum);
+accumulating!(Multiplying, Product, product);
 
 struct Reducing<I, F> {
     identity: I,

@@ -57,67 +57,51 @@ impl<A: Producer, B: Producer> Drop for Zip<A, B> {
     }
 }
 
-/// `copied`.
-#[derive(Debug)]
-pub struct Copied<P>(pub(in crate::par) P);
+/// `copied` and `cloned`: references to `T` become `T`s, through the
+/// `std::iter` adaptor `$method`, which needs `T: $bound`.
+macro_rules! by_value {
+    ($(#[$doc:meta])* $name:ident via $method:ident, $bound:ident, $iter:ident) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name<P>(pub(in crate::par) P);
 
-// SAFETY: hands its positions to the wrapped producers once each (see the
-// comment at the top of the file).
-unsafe impl<'t, P: Producer<Item = &'t T>, T: Copy + 't> Producer for Copied<P> {
-    type Item = T;
-    type Iter<'a>
-        = core::iter::Copied<P::Iter<'a>>
-    where
-        Self: 'a;
-    const EXACT: bool = P::EXACT;
+        // SAFETY: hands its positions to the wrapped producer once each (see
+        // the comment at the top of the file).
+        unsafe impl<'t, P: Producer<Item = &'t T>, T: $bound + 't> Producer for $name<P> {
+            type Item = T;
+            type Iter<'a>
+                = core::iter::$iter<P::Iter<'a>>
+            where
+                Self: 'a;
+            const EXACT: bool = P::EXACT;
 
-    fn len(&self) -> usize {
-        self.0.len()
-    }
+            fn len(&self) -> usize {
+                self.0.len()
+            }
 
-    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.0.range(begin, end) }.copied()
-    }
+            unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+                // SAFETY: forwarded from the caller.
+                unsafe { self.0.range(begin, end) }.$method()
+            }
 
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.0.drop_range(begin, end) }
-    }
+            unsafe fn drop_range(&self, begin: usize, end: usize) {
+                // SAFETY: forwarded from the caller.
+                unsafe { self.0.drop_range(begin, end) }
+            }
+        }
+        // SAFETY: one item per position when the base has one.
+        unsafe impl<'t, P: Indexed<Item = &'t T>, T: $bound + 't> Indexed for $name<P> {}
+    };
 }
-// SAFETY: one item per position when the base has one.
-unsafe impl<'t, P: Indexed<Item = &'t T>, T: Copy + 't> Indexed for Copied<P> {}
 
-/// `cloned`.
-#[derive(Debug)]
-pub struct Cloned<P>(pub(in crate::par) P);
-
-// SAFETY: hands its positions to the wrapped producers once each (see the
-// comment at the top of the file).
-unsafe impl<'t, P: Producer<Item = &'t T>, T: Clone + 't> Producer for Cloned<P> {
-    type Item = T;
-    type Iter<'a>
-        = core::iter::Cloned<P::Iter<'a>>
-    where
-        Self: 'a;
-    const EXACT: bool = P::EXACT;
-
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.0.range(begin, end) }.cloned()
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.0.drop_range(begin, end) }
-    }
-}
-// SAFETY: one item per position when the base has one.
-unsafe impl<'t, P: Indexed<Item = &'t T>, T: Clone + 't> Indexed for Cloned<P> {}
+by_value!(
+    /// `copied`.
+    Copied via copied, Copy, Copied
+);
+by_value!(
+    /// `cloned`.
+    Cloned via cloned, Clone, Cloned
+);
 
 /// `fold`: each range folds into one partial, which is the range's only
 /// item (one partial per block, as rayon gives one per split).
