@@ -1,43 +1,13 @@
 //! Zero heap allocations per fork and per parallel-iterator call (every
-//! consumer but `collect`), after warm-up, counted by a global allocator. Its own test binary, with one test, so nothing else allocates
-//! while it counts.
+//! consumer but `collect`), after warm-up, counted by a global allocator
+//! (`counting_alloc`). Its own test binary, with one test, so nothing else
+//! allocates while it counts.
 #![cfg(not(loom))]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+mod counting_alloc;
 
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards every call to the system allocator unchanged; counting
-// touches only atomics and never allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Relaxed) {
-            ALLOCATIONS.fetch_add(1, Relaxed);
-        }
-        // SAFETY: same contract as ours.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as ours.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Relaxed) {
-            ALLOCATIONS.fetch_add(1, Relaxed);
-        }
-        // SAFETY: same contract as ours.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+use counting_alloc::allocations_in;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// Every kind of fork on `$pool`, `$rounds` times.
 macro_rules! all_kinds {
@@ -164,11 +134,8 @@ fn forks_do_not_allocate() {
         every_consumer!(distributed, sink, &mut buffers, rounds / 10);
     };
     all(100); // warm-up: thread-locals, lazy statics
-    COUNTING.store(true, Relaxed);
-    all(1000);
-    COUNTING.store(false, Relaxed);
+    let ((), allocations) = allocations_in(|| all(1000));
     tine::par::cutoff::set_override(before);
-    let allocations = ALLOCATIONS.load(Relaxed);
     assert_eq!(
         allocations, 0,
         "{allocations} allocations in 7000 forks and 1400 parallel-iterator calls per pool"

@@ -3,51 +3,17 @@
 //! allocates while the global allocator counts.
 #![cfg(not(loom))]
 
-use std::alloc::{GlobalAlloc, Layout, System};
+mod counting_alloc;
+
+use counting_alloc::allocations_in;
 use std::convert::Infallible;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use tine::stream::StreamOptions;
-
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards every call to the system allocator unchanged; counting
-// touches only atomics and never allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Relaxed) {
-            ALLOCATIONS.fetch_add(1, Relaxed);
-        }
-        // SAFETY: same contract as ours.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as ours.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Relaxed) {
-            ALLOCATIONS.fetch_add(1, Relaxed);
-        }
-        // SAFETY: same contract as ours.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 fn allocations_for(input: &[u8], pool: &tine::ThreadPool) -> usize {
     let mut output = Vec::with_capacity(input.len());
-    ALLOCATIONS.store(0, Relaxed);
-    COUNTING.store(true, Relaxed);
-    let stats = pool
-        .stream_records(
+    let (stats, allocations) = allocations_in(|| {
+        pool.stream_records(
             input,
             &mut output,
             StreamOptions::default().max_batch(64),
@@ -59,11 +25,11 @@ fn allocations_for(input: &[u8], pool: &tine::ThreadPool) -> usize {
                 Ok::<(), Infallible>(())
             },
         )
-        .unwrap();
-    COUNTING.store(false, Relaxed);
+        .unwrap()
+    });
     assert!(output == input);
     assert!(stats.batches as usize >= input.len() / 8 / 64);
-    ALLOCATIONS.load(Relaxed)
+    allocations
 }
 
 #[test]
