@@ -27,34 +27,14 @@
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tine::par::Schedule;
 use tine::prelude::*;
 use tine_peers::{reduction_input, uneven_task, CachePadded, UNEVEN_TASKS};
 
-const BATCH: Duration = Duration::from_micros(200);
-
-/// Median seconds per call of `call`, over batches of at least [`BATCH`].
-fn measure(samples: usize, mut call: impl FnMut()) -> f64 {
-    let warm_up = Instant::now();
-    let mut fastest = Duration::MAX;
-    while warm_up.elapsed() < Duration::from_millis(30) {
-        let start = Instant::now();
-        call();
-        fastest = fastest.min(start.elapsed());
-    }
-    let batch = (BATCH.as_nanos() / fastest.as_nanos().max(1)).max(1) as u32;
-    let mut times: Vec<f64> = (0..samples)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..batch {
-                call();
-            }
-            start.elapsed().as_secs_f64() / f64::from(batch)
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
+/// Median seconds per call of `call` (`tine_peers::timing`).
+fn measure(samples: usize, call: impl FnMut()) -> f64 {
+    tine_peers::timing::median_seconds(samples, Duration::from_millis(30), call)
 }
 
 fn show(seconds: f64) -> String {

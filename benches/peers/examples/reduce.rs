@@ -18,11 +18,8 @@
 //! against the serial one.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tine_peers::{reduction_input, sum_f32, sums_agree, Backend};
-
-/// Least time one timed batch of calls takes.
-const BATCH: Duration = Duration::from_micros(200);
 
 fn main() {
     let count: usize = match std::env::args().nth(1) {
@@ -46,7 +43,7 @@ fn main() {
     for backend in Backend::ALL {
         let seconds = backend.with_team(threads, |team| {
             team.enter(|team| {
-                let mut call = || {
+                let call = || {
                     let sum = team.reduce(black_box(&data));
                     assert!(
                         sums_agree(sum, expected),
@@ -54,26 +51,7 @@ fn main() {
                         backend.name()
                     );
                 };
-                // Warm up, and size the batch from the fastest call seen.
-                let warm_up = Instant::now();
-                let mut fastest = Duration::MAX;
-                while warm_up.elapsed() < Duration::from_millis(50) {
-                    let start = Instant::now();
-                    call();
-                    fastest = fastest.min(start.elapsed());
-                }
-                let batch = (BATCH.as_nanos() / fastest.as_nanos().max(1)).max(1) as u32;
-                let mut times: Vec<f64> = (0..samples)
-                    .map(|_| {
-                        let start = Instant::now();
-                        for _ in 0..batch {
-                            call();
-                        }
-                        start.elapsed().as_secs_f64() / f64::from(batch)
-                    })
-                    .collect();
-                times.sort_by(f64::total_cmp);
-                times[times.len() / 2]
+                tine_peers::timing::median_seconds(samples, Duration::from_millis(50), call)
             })
         });
         rows.push((backend.name(), seconds));

@@ -19,6 +19,8 @@
 #![warn(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+pub mod timing;
+
 use rayon::prelude::*;
 use std::hint::spin_loop;
 use std::ops::Range;
