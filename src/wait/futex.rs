@@ -76,17 +76,8 @@ impl Backend {
     /// Blocks while `word == expected`. May return spuriously: callers
     /// re-check.
     pub(crate) fn wait(&self, word: &AtomicU32, expected: u32) {
-        // SAFETY: `word` is a live, aligned 32-bit atomic for the whole call;
-        // FUTEX_WAIT only reads it. A null timeout means "no timeout".
-        unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                word.as_ptr(),
-                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                expected,
-                core::ptr::null::<libc::timespec>(),
-            );
-        }
+        // SAFETY: a null timeout means "no timeout".
+        unsafe { futex_wait(word, expected, core::ptr::null()) }
     }
 
     /// Blocks while `word == expected`, for at most `timeout` (no limit if
@@ -100,18 +91,8 @@ impl Backend {
             // Under 10^9, which every `c_long` holds.
             tv_nsec: timeout.subsec_nanos() as libc::c_long,
         };
-        // SAFETY: `word` is a live, aligned 32-bit atomic for the whole call;
-        // FUTEX_WAIT only reads it and the relative timeout, which lives on
-        // our stack for the call.
-        unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                word.as_ptr(),
-                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                expected,
-                &relative as *const libc::timespec,
-            );
-        }
+        // SAFETY: the relative timeout lives on our stack for the call.
+        unsafe { futex_wait(word, expected, &relative) }
     }
 
     /// Wakes every thread blocked on `word`; returns whether it woke any.
@@ -162,5 +143,24 @@ fn membarrier_registered() -> bool {
             );
             registered
         }
+    }
+}
+
+/// `FUTEX_WAIT` on `word` while it holds `expected`, for at most the
+/// relative `timeout` (none if null). May return early or spuriously.
+///
+/// # Safety
+/// `timeout` is null or points to a `timespec` that lives for the call.
+unsafe fn futex_wait(word: &AtomicU32, expected: u32, timeout: *const libc::timespec) {
+    // SAFETY: `word` is a live, aligned 32-bit atomic for the whole call,
+    // and FUTEX_WAIT only reads it and the timeout, valid by our contract.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+            expected,
+            timeout,
+        );
     }
 }
