@@ -51,10 +51,6 @@ pub(super) struct ShareGuard<'c, 'a, 's, P: Producer, C: Consumer<P::Item>> {
 
 impl<P: Producer, C: Consumer<P::Item>> Drop for ShareGuard<'_, '_, '_, P, C> {
     fn drop(&mut self) {
-        if !self.finished {
-            // Relaxed: a hint; the join orders the rest.
-            self.call.halt.store(true, Ordering::Relaxed);
-        }
         let record = Record {
             acc: if self.finished { self.acc.take() } else { None },
             begin: self.walk.begin,
@@ -67,8 +63,28 @@ impl<P: Producer, C: Consumer<P::Item>> Drop for ShareGuard<'_, '_, '_, P, C> {
             end: self.walk.end,
         };
         // SAFETY: slot `thread` is this share's alone during the fork.
-        unsafe { self.slots.ptr(self.thread).write(record) };
+        unsafe { leave(self.call, self.slots, self.thread, self.finished, record) };
     }
+}
+
+/// A share's last act: halts the others if it is unwinding (`!finished`),
+/// and leaves `record` in its slot.
+///
+/// # Safety
+/// Slot `thread` is the calling share's alone, as during its fork.
+unsafe fn leave<P: Producer, C: Consumer<P::Item>>(
+    call: &Call<'_, P, C, C::Acc>,
+    slots: &Slots<'_, Record<C::Acc>>,
+    thread: usize,
+    finished: bool,
+    record: Record<C::Acc>,
+) {
+    if !finished {
+        // Relaxed: a hint; the join orders the rest.
+        call.halt.store(true, Ordering::Relaxed);
+    }
+    // SAFETY: slot `thread` is ours alone, by the contract.
+    unsafe { slots.ptr(thread).write(record) };
 }
 
 /// Leaves a claiming share's record in its slot, on every way out, and
@@ -83,16 +99,12 @@ pub(super) struct ClaimGuard<'c, 'a, 's, P: Producer, C: Consumer<P::Item>> {
 
 impl<P: Producer, C: Consumer<P::Item>> Drop for ClaimGuard<'_, '_, '_, P, C> {
     fn drop(&mut self) {
-        if !self.finished {
-            // Relaxed: a hint; the join orders the rest.
-            self.call.halt.store(true, Ordering::Relaxed);
-        }
         let record = Record {
             acc: if self.finished { self.acc.take() } else { None },
             ..Record::untouched(0, 0)
         };
         // SAFETY: slot `thread` is this share's alone during the fork.
-        unsafe { self.slots.ptr(self.thread).write(record) };
+        unsafe { leave(self.call, self.slots, self.thread, self.finished, record) };
     }
 }
 
