@@ -110,7 +110,37 @@ closure_adaptor! {
     Indexed [P, F, R] where [P: Indexed, F: Fn(P::Item) -> R + Sync]
 }
 
-/// `map_init`: `init` makes one state per range.
+/// What makes a [`MapInit`]'s state for each range: a closure
+/// (`map_init`), or a value to clone ([`CloneOf`], `map_with`).
+pub trait MakeState: Sync {
+    /// The state.
+    type State;
+    /// A fresh state.
+    fn make(&self) -> Self::State;
+}
+
+impl<S, I: Fn() -> S + Sync> MakeState for I {
+    type State = S;
+    fn make(&self) -> S {
+        self()
+    }
+}
+
+/// `map_with`'s state maker: clones the value it holds.
+#[derive(Debug)]
+pub struct CloneOf<S>(pub(super) S);
+
+impl<S: Clone + Sync> MakeState for CloneOf<S> {
+    type State = S;
+    fn make(&self) -> S {
+        self.0.clone()
+    }
+}
+
+/// `map_with`: a clone of a value per range as the state.
+pub type MapWith<P, S, F> = MapInit<P, CloneOf<S>, F>;
+
+/// `map_init` (and `map_with`): `init` makes one state per range.
 #[derive(Debug)]
 pub struct MapInit<P, I, F> {
     pub(super) base: P,
@@ -142,15 +172,15 @@ impl<It: Iterator, S, F: Fn(&mut S, It::Item) -> R, R> Iterator for MapInitIter<
 
 // SAFETY: hands its positions to the wrapped producers once each (see the
 // comment at the top of the file).
-unsafe impl<P, I, S, F, R> Producer for MapInit<P, I, F>
+unsafe impl<P, I, F, R> Producer for MapInit<P, I, F>
 where
     P: Producer,
-    I: Fn() -> S + Sync,
-    F: Fn(&mut S, P::Item) -> R + Sync,
+    I: MakeState,
+    F: Fn(&mut I::State, P::Item) -> R + Sync,
 {
     type Item = R;
     type Iter<'a>
-        = MapInitIter<'a, P::Iter<'a>, S, F>
+        = MapInitIter<'a, P::Iter<'a>, I::State, F>
     where
         Self: 'a;
     const EXACT: bool = P::EXACT;
@@ -163,7 +193,7 @@ where
         MapInitIter {
             // SAFETY: forwarded from the caller.
             base: unsafe { self.base.range(begin, end) },
-            state: (self.init)(),
+            state: self.init.make(),
             f: &self.f,
         }
     }
@@ -174,60 +204,11 @@ where
     }
 }
 // SAFETY: one item per position when the base has one.
-unsafe impl<P, I, S, F, R> Indexed for MapInit<P, I, F>
+unsafe impl<P, I, F, R> Indexed for MapInit<P, I, F>
 where
     P: Indexed,
-    I: Fn() -> S + Sync,
-    F: Fn(&mut S, P::Item) -> R + Sync,
-{
-}
-
-/// `map_with`: a clone of `value` per range as the state.
-#[derive(Debug)]
-pub struct MapWith<P, S, F> {
-    pub(super) base: P,
-    pub(super) value: S,
-    pub(super) f: F,
-}
-
-// SAFETY: hands its positions to the wrapped producer once each.
-unsafe impl<P, S, F, R> Producer for MapWith<P, S, F>
-where
-    P: Producer,
-    S: Clone + Sync,
-    F: Fn(&mut S, P::Item) -> R + Sync,
-{
-    type Item = R;
-    type Iter<'a>
-        = MapInitIter<'a, P::Iter<'a>, S, F>
-    where
-        Self: 'a;
-    const EXACT: bool = P::EXACT;
-
-    fn len(&self) -> usize {
-        self.base.len()
-    }
-
-    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        MapInitIter {
-            // SAFETY: forwarded from the caller.
-            base: unsafe { self.base.range(begin, end) },
-            state: self.value.clone(),
-            f: &self.f,
-        }
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.drop_range(begin, end) }
-    }
-}
-// SAFETY: one item per position when the base has one.
-unsafe impl<P, S, F, R> Indexed for MapWith<P, S, F>
-where
-    P: Indexed,
-    S: Clone + Sync,
-    F: Fn(&mut S, P::Item) -> R + Sync,
+    I: MakeState,
+    F: Fn(&mut I::State, P::Item) -> R + Sync,
 {
 }
 

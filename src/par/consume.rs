@@ -233,13 +233,19 @@ impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for Find<F> {
         Some((first, found))
     }
     fn combine(&self, left: Self::Acc, right: Self::Acc) -> Self::Acc {
-        match (left, right) {
-            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
-            (left, right) => left.or(right),
-        }
+        lowest(left, right)
     }
     fn skip(&self, first: usize) -> bool {
         self.bound.skips(first, self.lowest)
+    }
+}
+
+/// Of two answers tagged with their positions, the lower one's (`left`'s
+/// on a tie).
+fn lowest<T>(left: Option<(usize, T)>, right: Option<(usize, T)>) -> Option<(usize, T)> {
+    match (left, right) {
+        (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+        (left, right) => left.or(right),
     }
 }
 
@@ -283,10 +289,7 @@ where
         Some((first, failure))
     }
     fn combine(&self, left: Self::Acc, right: Self::Acc) -> Self::Acc {
-        match (left, right) {
-            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
-            (left, right) => left.or(right),
-        }
+        lowest(left, right)
     }
     fn skip(&self, first: usize) -> bool {
         self.bound.skips(first, true)

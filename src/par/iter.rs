@@ -7,8 +7,8 @@
 //! consumer hands it to the driver (`drive.rs`), which forks once.
 
 use super::adaptor::{
-    Chain, Cloned, Copied, Filter, FilterMap, FlatMapIter, Fold, Inspect, Map, MapInit, MapWith,
-    Pooled,
+    Chain, CloneOf, Cloned, Copied, Filter, FilterMap, FlatMapIter, Fold, Inspect, Map, MapInit,
+    MapWith, Pooled,
 };
 mod indexed;
 mod par;
@@ -70,7 +70,11 @@ pub trait ParallelIterator: Sized + Send {
         F: Fn(&mut S, Self::Item) -> R + Sync + Send,
         R: Send,
     {
-        self.into_par().wrap(|base| MapWith { base, value, f })
+        self.into_par().wrap(|base| MapInit {
+            base,
+            init: CloneOf(value),
+            f,
+        })
     }
 
     /// Calls `f` on a reference to each item as it passes.

@@ -100,8 +100,8 @@ mod source;
 mod source_collections;
 
 pub use adaptor::{
-    Chain, ChainIter, Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Fold, FoldIter,
-    Indexed, Inspect, Map, MapInit, MapInitIter, MapWith, Pooled, Window, Zip,
+    Chain, ChainIter, CloneOf, Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Fold,
+    FoldIter, Indexed, Inspect, MakeState, Map, MapInit, MapInitIter, MapWith, Pooled, Window, Zip,
 };
 pub use extend::ParallelExtend;
 pub use global::{current_num_threads, global, THREADS_VAR};
