@@ -192,16 +192,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
         let mut from = begin;
         while from < end {
             let to = end.min(from.saturating_add(self.max_block));
-            let guard = DropRest {
-                call: self,
-                from: to,
-                to: end,
-            };
-            let went_on = self.block(acc, from, to);
-            core::mem::forget(guard);
-            if !went_on {
-                // SAFETY: claimed by this thread, never handed out.
-                unsafe { self.producer.drop_range(to, end) };
+            if !self.guarded_block(acc, from, to, end) {
                 return false;
             }
             from = to;
