@@ -42,6 +42,7 @@ use super::cutoff::{Cutoff, Decision};
 use super::iter::{Config, Schedule};
 use super::producer::Producer;
 use crate::schedule::dynamic::{GrainClaims, GuidedClaims, GuidedCursor};
+use crate::schedule::split::Shares;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use crate::ForkJoin;
 use crossbeam_utils::CachePadded;
@@ -106,6 +107,8 @@ struct Call<'a, P, C, A> {
     consumer: &'a C,
     n: usize,
     used: usize,
+    /// The static split of the `n` positions among the `used` threads.
+    shares: Shares<usize>,
     max_block: usize,
     /// Set when a share panics: the others stop as at an early stop.
     halt: CachePadded<AtomicBool>,
@@ -124,7 +127,9 @@ fn run<P: Producer, C: Consumer<P::Item>>(
         return consumer.start();
     }
     let used = match pool {
-        Some(pool) => pool.threads().min(n / config.min_len.max(1)).max(1),
+        // No division for the default `min_len` of 1.
+        Some(pool) if config.min_len <= 1 => pool.threads().min(n),
+        Some(pool) => pool.threads().min(n / config.min_len).max(1),
         None => 1,
     };
     let mut max_block = config.max_len.max(1);
@@ -141,6 +146,7 @@ fn run<P: Producer, C: Consumer<P::Item>>(
         consumer,
         n,
         used,
+        shares: Shares::new(n, used),
         max_block,
         halt: CachePadded::new(AtomicBool::new(false)),
         _acc: core::marker::PhantomData,
@@ -246,7 +252,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
             walk: Walk::empty(),
         };
         let mut acc = Some(self.consumer.start());
-        serial.walk = Walk::new(self.n, self.used, 0);
+        serial.walk = Walk::new(self.shares, 0);
         // The caller alone, until the cutoff decides.
         let mut decision = if self.used == 1 {
             Decision::Serial
@@ -279,7 +285,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
             // `start` first: while it runs, the guard's walk is the range
             // just finished, so a panic drops this range and every later one.
             let mut acc = Some(self.consumer.start());
-            serial.walk = Walk::new(self.n, self.used, thread);
+            serial.walk = Walk::new(self.shares, thread);
             self.finish_walk(&mut serial.walk, &mut acc);
             total = self.consumer.combine(total, acc.expect("a partial"));
         }
@@ -337,7 +343,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
             end: walk0.end,
         };
         let untouched = |thread| {
-            let walk = Walk::new(self.n, self.used, thread);
+            let walk = Walk::new(self.shares, thread);
             Record::untouched(walk.begin, walk.end)
         };
         let walk0 = UnsafeSync(walk0);
@@ -345,7 +351,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
             let walk = if thread == 0 {
                 walk0.0
             } else {
-                Walk::new(self.n, self.used, thread)
+                Walk::new(self.shares, thread)
             };
             // The guard first: whatever happens next, it leaves a record.
             let mut share = ShareGuard::<P, C> {

@@ -30,20 +30,46 @@ macro_rules! split_index {
 }
 split_index!(u8, u16, u32, u64, usize);
 
+/// `0..n` split among `threads` threads: `q = n / threads` and `r = n %
+/// threads`, computed once for every thread's range ([`Shares::of`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shares<I> {
+    quotient: I,
+    remainder: I,
+}
+
+impl<I: SplitIndex> Shares<I> {
+    /// The split of `0..n` among `threads` (non-zero) threads.
+    #[inline]
+    pub(crate) fn new(n: I, threads: I) -> Self {
+        Shares {
+            quotient: n / threads,
+            remainder: n % threads,
+        }
+    }
+
+    /// Thread `thread`'s contiguous range, as `(begin, count)`: it starts
+    /// at `q * thread + min(thread, r)` and takes `q + (thread < r)` tasks.
+    /// No intermediate exceeds `n`, so it cannot overflow. `thread` must be
+    /// below the thread count.
+    #[inline]
+    pub(crate) fn of(self, thread: I) -> (I, I) {
+        let begin = self.quotient * thread + thread.min(self.remainder);
+        let extra = if thread < self.remainder {
+            I::ONE
+        } else {
+            I::ZERO
+        };
+        (begin, self.quotient + extra)
+    }
+}
+
 /// Thread `thread`'s contiguous range of `0..n` among `threads` threads, as
-/// `(begin, count)`.
-///
-/// With `q = n / threads` and `r = n % threads`, thread `i` starts at
-/// `q * i + min(i, r)` and takes `q + (i < r)` tasks. No intermediate exceeds
-/// `n`, so it cannot overflow. `threads` must be non-zero and `thread <
+/// `(begin, count)` ([`Shares`]). `threads` must be non-zero and `thread <
 /// threads`.
 #[inline]
 pub(crate) fn split<I: SplitIndex>(n: I, threads: I, thread: I) -> (I, I) {
-    let quotient = n / threads;
-    let remainder = n % threads;
-    let begin = quotient * thread + thread.min(remainder);
-    let extra = if thread < remainder { I::ONE } else { I::ZERO };
-    (begin, quotient + extra)
+    Shares::new(n, threads).of(thread)
 }
 
 /// Turns a per-task closure into a per-range one for `for_slices`: the

@@ -1,7 +1,7 @@
 //! A thread's walk through its static range, and the record each thread
 //! leaves in its slot.
 
-use crate::schedule::split;
+use crate::schedule::split::Shares;
 
 /// One thread's result, left in its slot. The caller writes every slot
 /// before the fork with nothing folded and nothing handed out, so a share
@@ -60,11 +60,11 @@ impl Walk {
         }
     }
 
-    /// Thread `thread`'s walk of a static call of `n` positions on `used`
-    /// threads.
+    /// Thread `thread`'s walk of a static call whose positions `shares`
+    /// splits.
     #[inline]
-    pub(super) fn new(n: usize, used: usize, thread: usize) -> Self {
-        let (begin, count) = split(n, used, thread);
+    pub(super) fn new(shares: Shares<usize>, thread: usize) -> Self {
+        let (begin, count) = shares.of(thread);
         Walk {
             begin,
             done: begin,
