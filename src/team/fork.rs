@@ -98,6 +98,7 @@ impl Team {
     /// Writes the job slot, bumps the generation and wakes parked workers.
     /// Only the holder calls this, with every worker waiting. Returns whether
     /// some worker was parked.
+    #[inline]
     pub(super) fn publish(&self, job: Job) -> bool {
         // SAFETY: we hold the team and every worker has finished the previous
         // fork (the countdown we took was 0, or reached 1 in our join), so
@@ -112,6 +113,7 @@ impl Team {
     }
 
     /// Waits until every worker has finished its share.
+    #[inline]
     fn join(&self, woke_workers: bool) {
         let countdown = &self.join_line.threads_to_sync;
         self.env
@@ -132,6 +134,7 @@ struct Joiner<'a, R: Deref<Target = Team>> {
 impl<R: Deref<Target = Team>> Joiner<'_, R> {
     /// Joins every team, takes its panics, and hands the teams back (the
     /// others first: only the lead is the lock).
+    #[inline]
     fn join_all(&self) -> env::Panics {
         let mut panics = env::Panics::new();
         let teams = [self.lead]
@@ -151,6 +154,7 @@ impl<R: Deref<Target = Team>> Joiner<'_, R> {
     /// Joins and hands back, then drops the losing panic payloads (their
     /// `Drop` may call this very pool, which is free again by then) and
     /// resumes the first.
+    #[inline]
     fn finish(self) {
         let panics = self.join_all();
         core::mem::forget(self);

@@ -66,6 +66,7 @@ impl Team {
 
     /// Hands the team back. A stop requested meanwhile is passed on to the
     /// workers first, once, while we still hold the team.
+    #[inline]
     pub(super) fn hand_back(&self) {
         if self.stop_requested.load(Ordering::Relaxed)
             && !self.exit_published.load(Ordering::Relaxed)

@@ -423,6 +423,7 @@ impl Team {
 
     /// Whether [`Team::stop`] or a successful [`Team::try_stop`] has been
     /// called.
+    #[inline]
     pub fn is_stopped(&self) -> bool {
         self.stop_requested.load(Ordering::Relaxed)
     }

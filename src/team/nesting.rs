@@ -39,6 +39,7 @@ pub(crate) type Outer = *const Frame;
 impl Frame {
     /// The dispatcher's frame for a fork of `team` on `threads` threads in
     /// all.
+    #[inline]
     pub(crate) fn dispatcher(team: &Team, threads: usize) -> Self {
         Frame {
             team,
@@ -73,6 +74,7 @@ impl Frame {
     }
 
     /// Makes this frame the thread's innermost fork; returns the previous one.
+    #[inline]
     pub(crate) fn enter(&self) -> Outer {
         CURRENT_FRAME.with(|current| current.replace(self))
     }
@@ -94,6 +96,7 @@ impl Frame {
 }
 
 /// Restores the frame [`Frame::enter`] replaced.
+#[inline]
 pub(crate) fn leave(outer: Outer) {
     CURRENT_FRAME.with(|current| current.set(outer));
 }

@@ -59,10 +59,16 @@ impl PanicSlot {
 
     /// Takes this fork's first payload, and moves its losers into `losers`.
     /// Only the holder calls it, after the join.
+    #[inline]
     pub(crate) fn take(&self, losers: &mut Vec<Payload>) -> Option<Payload> {
         if !self.taken.load(Ordering::Relaxed) {
-            return None;
+            return None; // the fork path: no share panicked
         }
+        self.take_taken(losers)
+    }
+
+    #[cold]
+    fn take_taken(&self, losers: &mut Vec<Payload>) -> Option<Payload> {
         self.taken.store(false, Ordering::Relaxed);
         let mut kept = self
             .losers

@@ -129,6 +129,7 @@ impl Env {
 
     /// Moves this fork's panics into `panics`. Only the holder calls it,
     /// after the join.
+    #[inline]
     pub(super) fn take_panics(&self, panics: &mut Panics) {
         let found = self.panic.take(&mut panics.losers);
         panics.keep(found);
@@ -145,6 +146,7 @@ pub(super) struct Panics {
 
 impl Panics {
     /// No panics (allocates nothing).
+    #[inline]
     pub(super) fn new() -> Self {
         Panics {
             first: None,
@@ -153,6 +155,7 @@ impl Panics {
     }
 
     /// Keeps `found` if it is the first payload, else as a loser.
+    #[inline]
     fn keep(&mut self, found: Option<Payload>) {
         match (&self.first, found) {
             (None, found) => self.first = found,
@@ -164,7 +167,19 @@ impl Panics {
     /// Drops the losers, then resumes the first payload, if any. Call only
     /// once every team of the fork is handed back and the caller's frame is
     /// left, so a loser's `Drop` may call the pool again.
+    #[inline]
     pub(super) fn finish(self) {
+        if self.first.is_none() && self.losers.capacity() == 0 {
+            // The fork path: nothing to drop or resume, and no allocation to
+            // free, so skip the `Vec`'s drop glue.
+            core::mem::forget(self);
+            return;
+        }
+        self.finish_cold();
+    }
+
+    #[cold]
+    fn finish_cold(self) {
         for loser in self.losers {
             drop_payload(loser);
         }
