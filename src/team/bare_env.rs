@@ -77,18 +77,24 @@ impl Env {
         now
     }
 
-    /// The caller's wait for the countdown to reach 1: spins.
+    /// The caller's wait for `done` to reach `target`: spins.
     #[inline]
-    pub(super) fn wait_for_join(&self, waiter: &Waiter, countdown: &AtomicU32, _woke: bool) {
+    pub(super) fn wait_for_join(
+        &self,
+        waiter: &Waiter,
+        done: &AtomicU32,
+        target: u32,
+        _woke: bool,
+    ) {
         waiter.spin_until(|| {
-            // Acquire: pairs with each worker's Release decrement (Countdown).
-            countdown.load(Ordering::Acquire) == 1
+            // Acquire: pairs with each worker's Release increment (`Finished`).
+            done.load(Ordering::Acquire) == target
         });
     }
 
     /// Nothing parks, so the last worker has no one to wake.
     #[inline]
-    pub(super) fn counted_down(&self, _countdown: &AtomicU32, _before: u32) {}
+    pub(super) fn counted(&self, _done: &AtomicU32, _last: bool) {}
 
     /// Runs the caller's share. If it unwinds, the fork's `Joiner` still
     /// joins the workers on the way out.
@@ -123,19 +129,19 @@ impl Env {
     pub(super) fn wait_for_idle(
         &self,
         waiter: &Waiter,
-        countdown: &AtomicU32,
+        held: &AtomicU32,
         mut try_take: impl FnMut() -> bool,
         _bounded: bool,
     ) -> bool {
         while !try_take() {
-            waiter.spin_until(|| countdown.load(Ordering::Relaxed) == 0);
+            waiter.spin_until(|| held.load(Ordering::Relaxed) == 0);
         }
         true
     }
 
     /// Nothing parks, so there is no one to wake.
     #[inline]
-    pub(super) fn handed_back(&self, _countdown: &AtomicU32) {}
+    pub(super) fn handed_back(&self, _held: &AtomicU32) {}
 }
 
 /// The panics of one fork: there are none without `std`.

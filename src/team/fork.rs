@@ -54,7 +54,7 @@ impl Team {
         share: &Share<'_>,
     ) -> bool {
         // `build` checked that `threads` fits in a u32.
-        if !self.take(self.threads as u32) {
+        if !self.take() {
             return false;
         }
         if self.is_stopped() {
@@ -63,7 +63,7 @@ impl Team {
         }
         for other in others {
             // Free by the contract above; the loop only guards the contract.
-            while !other.try_take(other.threads as u32) {
+            while !other.try_take() {
                 core::hint::spin_loop();
             }
         }
@@ -80,7 +80,7 @@ impl Team {
         // The remote teams first: their workers have the longest way to go.
         for team in others.iter().map(|other| &**other).chain([self]) {
             // SAFETY: we hold `team` and have not yet published this fork.
-            unsafe { team.join_line.dispatcher_frame.record(&frame) };
+            unsafe { team.lock_line.dispatcher_frame.record(&frame) };
             woke_workers |= team.publish(job);
         }
         let joiner = Joiner {
@@ -95,13 +95,22 @@ impl Team {
         true
     }
 
-    /// Writes the job slot, bumps the generation and wakes parked workers.
+    /// Writes the job slot (and, for a share, moves the join target on by
+    /// the workers' count), bumps the generation and wakes parked workers.
     /// Only the holder calls this, with every worker waiting. Returns whether
     /// some worker was parked.
     #[inline]
     pub(super) fn publish(&self, job: Job) -> bool {
+        if job.share().is_some() {
+            // `build` checked that `threads` fits in a u32.
+            let workers = self.threads as u32 - 1;
+            // SAFETY: as for the job slot below; only the holder writes it.
+            self.dispatch
+                .join_target
+                .with_mut(|target| unsafe { *target = (*target).wrapping_add(workers) });
+        }
         // SAFETY: we hold the team and every worker has finished the previous
-        // fork (the countdown we took was 0, or reached 1 in our join), so
+        // fork (`done` reached its target in the previous holder's join), so
         // no one reads the slot until the bump below.
         self.dispatch.job.with_mut(|slot| unsafe { *slot = job });
         let generation = &self.dispatch.generation;
@@ -115,9 +124,11 @@ impl Team {
     /// Waits until every worker has finished its share.
     #[inline]
     fn join(&self, woke_workers: bool) {
-        let countdown = &self.join_line.threads_to_sync;
+        // SAFETY: we wrote the target when we published; workers only read it.
+        let target = self.dispatch.join_target.with(|target| unsafe { *target });
+        let done = &self.done_line.done;
         self.env
-            .wait_for_join(&self.waiter, countdown, woke_workers);
+            .wait_for_join(&self.waiter, done, target, woke_workers);
     }
 }
 

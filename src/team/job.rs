@@ -22,7 +22,7 @@ impl Job {
     /// # Safety
     /// The job may be run only while `share` is alive: the fork that
     /// publishes it must not return before every worker has finished it
-    /// (the countdown says so), as `std::thread::scope` must not before its
+    /// (the `done` count says so), as `std::thread::scope` must not before its
     /// threads end.
     pub(super) unsafe fn new(share: &Share<'_>) -> Self {
         // SAFETY: only the lifetime changes (same layout); the caller keeps

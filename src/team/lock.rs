@@ -1,10 +1,10 @@
 //! Taking the team and handing it back.
 //!
-//! The lock is the join countdown itself: `threads_to_sync == 0` means idle,
-//! and a caller takes the team with one compare-exchange from `0` to the
-//! count its fork will join (`threads`; `1` for `stop`, which joins no one).
-//! The holder hands the team back with a Release store of `0`. So the
-//! uncontended fork pays one atomic for the lock and the countdown together.
+//! The lock is `held`, on a line of its own that workers never write:
+//! `0` means idle, and a caller takes the team with one compare-exchange
+//! from `0` to `1`. The holder hands the team back with a Release store of
+//! `0`. A caller that forks again and again finds the line in its own cache
+//! both times, so the uncontended lock costs no cache-line transfer.
 //!
 //! A caller that finds the team busy waits for it only when it cannot be
 //! known to be what the holder is waiting for
@@ -24,43 +24,42 @@ use super::{env, Team};
 use crate::sync::Ordering;
 
 impl Team {
-    /// Takes the team for a fork joining `count` counts, waiting for a busy
-    /// team when that is safe. Returns false when the team is busy and the
-    /// call must run inline instead.
+    /// Takes the team, waiting for a busy team when that is safe. Returns
+    /// false when the team is busy and the call must run inline instead.
     #[inline]
-    pub(super) fn take(&self, count: u32) -> bool {
-        self.try_take(count) || self.take_contended(count)
+    pub(super) fn take(&self) -> bool {
+        self.try_take() || self.take_contended()
     }
 
     /// One attempt to take the team.
     #[inline]
-    pub(super) fn try_take(&self, count: u32) -> bool {
+    pub(super) fn try_take(&self) -> bool {
         // The previous fork's reads of the job slot happen before our write.
-        let countdown = &self.join_line.threads_to_sync;
+        let held = &self.lock_line.held;
         // Acquire: pairs with the Release store in `hand_back`.
-        let taken = countdown.compare_exchange(0, count, Ordering::Acquire, Ordering::Relaxed);
+        let taken = held.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed);
         taken.is_ok()
     }
 
     #[cold]
-    fn take_contended(&self, count: u32) -> bool {
+    fn take_contended(&self) -> bool {
         // Inside any fork, this thread may be what the holder waits for.
         if !env::may_wait_for_busy_team() {
             return false;
         }
         // Bounded: this thread may still be a helper the holder waits for.
-        let countdown = &self.join_line.threads_to_sync;
+        let held = &self.lock_line.held;
         self.env
-            .wait_for_idle(&self.waiter, countdown, || self.try_take(count), true)
+            .wait_for_idle(&self.waiter, held, || self.try_take(), true)
     }
 
     /// Takes the team, waiting (parked) for as long as it is busy. Only for
     /// callers that the holder cannot be waiting for.
-    pub(super) fn take_waiting(&self, count: u32) {
-        let countdown = &self.join_line.threads_to_sync;
+    pub(super) fn take_waiting(&self) {
+        let held = &self.lock_line.held;
         let taken = self
             .env
-            .wait_for_idle(&self.waiter, countdown, || self.try_take(count), false);
+            .wait_for_idle(&self.waiter, held, || self.try_take(), false);
         debug_assert!(taken, "an unbounded wait always takes the team");
     }
 
@@ -75,7 +74,7 @@ impl Team {
             self.publish(Job::exit());
         }
         // Release: pairs with the Acquire compare-exchange in `try_take`.
-        self.join_line.threads_to_sync.store(0, Ordering::Release);
-        self.env.handed_back(&self.join_line.threads_to_sync);
+        self.lock_line.held.store(0, Ordering::Release);
+        self.env.handed_back(&self.lock_line.held);
     }
 }

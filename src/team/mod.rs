@@ -2,15 +2,21 @@
 //!
 //! # State
 //!
-//! Three counters, each on its own cache line:
+//! Four words, each on its own cache line:
 //! - `fork_generation`: bumped once per fork. Workers wait for it to change.
-//!   The job slot (a pointer to the caller's share) shares its cache line,
-//!   so a worker that sees the bump has the job in the same transfer.
-//! - `threads_to_sync`: the join countdown, which doubles as the team's lock.
-//!   `0` means idle. A caller takes the team with one compare-exchange from `0`
-//!   to `threads` (one count per worker plus one for its own hold). Workers
-//!   count down as they finish; at `1` every worker is done, and the caller
-//!   hands the team back by storing `0`.
+//!   The job slot (a pointer to the caller's share) and the fork's join
+//!   target share its cache line, so a worker that sees the bump has the
+//!   job in the same transfer.
+//! - `done`: the shares workers have finished, counted up and never reset
+//!   (it wraps). A fork of `threads` threads is joined when `done` reaches
+//!   its target, the previous fork's target plus `threads - 1`.
+//! - `held`: the team's lock, `0` when idle. A caller takes the team with one
+//!   compare-exchange from `0` to `1` and hands it back by storing `0`. Only
+//!   callers touch this line, so a caller that forks again and again keeps
+//!   it in its own cache: neither taking the team nor handing it back waits
+//!   for another core. (The lock used to be the countdown itself, which the
+//!   caller then had to reset: one more cache-line transfer on every fork's
+//!   critical path, the one that workers had just written.)
 //! - `stop_requested`: the user's stop request. Workers never read it: the
 //!   holder turns it into an exit job, once.
 //!
@@ -19,39 +25,48 @@
 //! call, on a cache line of its own (`schedule/dynamic.rs`): a team needs no
 //! state that a single call could keep.
 //!
-//! Also on those lines: the job slot and the `sleep` request beside the
-//! generation (workers poll that line anyway), and the dispatcher's fork
-//! frame beside the countdown (the holder owns that line after taking the
-//! team). With `std`, parking adds one line of announcements, read on every
-//! fork and written only by threads about to park (`wait/parking.rs`).
+//! Also on those lines: the job slot, the join target and the `sleep`
+//! request beside the generation (workers poll that line anyway), and the
+//! dispatcher's fork frame beside the lock (only the holder writes it). With
+//! `std`, parking adds one line of announcements, read on every fork and
+//! written only by threads about to park (`wait/parking.rs`).
 //!
 //! # One fork (`fork.rs`)
 //!
-//! 1. The caller takes the team: `threads_to_sync` `0 -> threads` (Acquire).
-//! 2. It writes the job slot with plain writes, then stores
-//!    `fork_generation + 1` (Release), which publishes the slot.
+//! 1. The caller takes the team: `held` `0 -> 1` (Acquire).
+//! 2. It writes the job slot and the join target (the last one plus
+//!    `threads - 1`) with plain writes, then stores `fork_generation + 1`
+//!    (Release), which publishes both.
 //! 3. Each worker loads the generation (Acquire), sees it change, reads the
-//!    slot and runs its share (`worker.rs`).
-//! 4. Each worker decrements `threads_to_sync` (Release). That decrement is its
-//!    last access to anything the caller owns: panic payloads are stored in
-//!    the team and the share's captures are dropped before it.
-//! 5. The caller runs share 0 itself, waits for `threads_to_sync == 1`
-//!    (Acquire), takes any panic payload, and stores `0` (Release).
+//!    slot and the target, and runs its share (`worker.rs`).
+//! 4. Each worker adds 1 to `done` (Release). That increment is its last
+//!    access to anything the caller owns: panic payloads are stored in the
+//!    team and the share's captures are dropped before it. The worker whose
+//!    increment reaches the target wakes the caller if it parked.
+//! 5. The caller runs share 0 itself, waits for `done == target` (Acquire),
+//!    takes any panic payload, and stores `held = 0` (Release).
 //!
 //! # Invariants
 //!
 //! - The job slot is written only by the thread that holds the team, and only
 //!   while every worker waits for the next generation; it is read only by
 //!   workers between that generation's Acquire and their Release decrement.
-//!   The countdown's Release/Acquire pair and the lock's Release/Acquire pair
-//!   order every read of fork *k*'s slot before the write of fork *k+1*'s.
+//!   Workers read the join target together with the slot, before their
+//!   increment. The increments' Release/Acquire pair (the increments form
+//!   one release sequence, so the join's Acquire load synchronizes with
+//!   every one of them) and the lock's Release/Acquire pair order every read
+//!   of fork *k*'s slot and target before the write of fork *k+1*'s.
+//! - `done` is only ever incremented, once per worker share, and a fork's
+//!   target is exactly the count it will reach: no fork can be joined
+//!   early, since fork *k+1* is published only after `done` reached fork
+//!   *k*'s target. It wraps, so the join tests equality, never "greater".
 //! - Only the team holder writes `fork_generation`, and fork *k+1* cannot
 //!   start before every worker has finished fork *k*; after the exit job it
 //!   is never bumped again. So a worker only ever sees the generation it last
 //!   saw or the one after it, and the counter may wrap: "changed" is all a
 //!   worker tests, never "greater".
-//! - The caller does not return, even when a share panics, before the
-//!   countdown reaches 1. Closures may therefore borrow the caller's stack;
+//! - The caller does not return, even when a share panics, before `done`
+//!   reaches the fork's target. Closures may therefore borrow the caller's stack;
 //!   no public call hands out a guard that `mem::forget` could skip.
 //! - A thread inside a task never waits for a busy team (std builds run such
 //!   a call inline), any other caller waits for a bounded time before it
@@ -90,7 +105,7 @@
 //!   functions, so the protocol files above carry no `cfg`.
 //! - `nesting.rs`, `panic.rs` (std): fork frames and the panic slot.
 //!
-//! The dispatch and join paths take no lock other than the countdown itself,
+//! The dispatch and join paths take no lock other than `held` itself,
 //! allocate nothing, and make no syscall on a hot fork (waits yield the CPU
 //! only after 50 µs, or when stacked on one CPU with their partner; see
 //! `wait/mod.rs`): only a fork that finds workers parked wakes them, and then its caller parks in
@@ -137,6 +152,10 @@ use job::Job;
 struct Dispatch {
     generation: AtomicGeneration,
     job: UnsafeCell<Job>,
+    /// The value of [`DoneLine::done`] at which the published fork is
+    /// joined. Written by the holder with the job; workers read it with the
+    /// job, before their increment, to tell whether theirs is the last.
+    join_target: UnsafeCell<u32>,
     /// The generation during which [`Team::sleep`] was last called: a worker
     /// waiting past exactly this generation parks without spinning. The
     /// next fork moves the generation on, which ends the request, so the
@@ -145,13 +164,21 @@ struct Dispatch {
     sleep_generation: AtomicGeneration,
 }
 
-/// The join countdown, and what only the holder writes during a fork: on one
-/// cache line, which the holder owns exclusively right after taking the team,
-/// so its per-fork writes cost no extra transfer.
-struct JoinLine {
-    threads_to_sync: AtomicU32,
+/// The count of finished worker shares: written by workers, polled by the
+/// holder in the join.
+struct DoneLine {
+    done: AtomicU32,
+}
+
+/// The lock, and what only the holder writes during a fork: on a line that
+/// workers never write, so a caller that forks again and again keeps it in
+/// its own cache.
+struct LockLine {
+    /// `0`: idle; `1`: held (`lock.rs`).
+    held: AtomicU32,
     /// The holder's fork frame, so a worker inside a task can tell which
-    /// forks wait for it (`nesting.rs`; nothing without `std`).
+    /// forks wait for it (`nesting.rs`; nothing without `std`). Workers read
+    /// it only on the cold paths that ask.
     dispatcher_frame: env::FrameSlot,
 }
 
@@ -210,7 +237,8 @@ pub(crate) enum Slots {
 /// finds the team busy runs inline.
 pub struct Team {
     dispatch: CachePadded<Dispatch>,
-    join_line: CachePadded<JoinLine>,
+    done_line: CachePadded<DoneLine>,
+    lock_line: CachePadded<LockLine>,
     /// Set by [`Team::stop`]: the user's request. Workers never read it; the
     /// holder turns it into an exit job (once, `exit_published`).
     stop_requested: CachePadded<AtomicBool>,
@@ -230,18 +258,18 @@ pub struct Team {
 }
 
 // SAFETY: the non-Sync fields are the `UnsafeCell`s. The job slot holds a
-// pointer to a `Sync` closure, is written only by the team holder while every
-// worker waits, and is read only by workers between the generation's Acquire
-// and their Release decrement (see the invariants at the top of this file).
-// The dispatcher frame follows the same rule. The panic payload is written
-// by the one share that wins the panic slot, before its Release decrement,
-// and read by the holder after the join's Acquire.
+// pointer to a `Sync` closure; it and the join target are written only by
+// the team holder while every worker waits, and read only by workers between
+// the generation's Acquire and their Release increment (see the invariants
+// at the top of this file). The dispatcher frame follows the same rule. The
+// panic payload is written by the one share that wins the panic slot, before
+// its Release increment, and read by the holder after the join's Acquire.
 unsafe impl Sync for Team {}
 // SAFETY: as above; the slot's pointer is only dereferenced during a fork.
 unsafe impl Send for Team {}
 
 // A panic in a task leaves the team consistent: the fork still joins, the
-// countdown and lock are restored, and the payload is handed over whole. So
+// `done` count and the lock are restored, and the payload is handed over whole. So
 // observing a team after a caught panic is fine.
 impl core::panic::UnwindSafe for Team {}
 impl core::panic::RefUnwindSafe for Team {}
@@ -305,11 +333,15 @@ impl Team {
             dispatch: CachePadded::new(Dispatch {
                 generation: AtomicGeneration::new(start),
                 job: UnsafeCell::new(Job::exit()),
+                join_target: UnsafeCell::new(0),
                 // A generation no worker waits past for 2^32 forks.
                 sleep_generation: AtomicGeneration::new(start.wrapping_sub(1)),
             }),
-            join_line: CachePadded::new(JoinLine {
-                threads_to_sync: AtomicU32::new(0),
+            done_line: CachePadded::new(DoneLine {
+                done: AtomicU32::new(0),
+            }),
+            lock_line: CachePadded::new(LockLine {
+                held: AtomicU32::new(0),
                 dispatcher_frame: env::FrameSlot::new(),
             }),
             stop_requested: CachePadded::new(AtomicBool::new(false)),
@@ -380,7 +412,7 @@ impl Team {
         }
         // We are not inside a fork of this team, so its holder does not wait
         // for us: waiting for it cannot deadlock.
-        self.take_waiting(1);
+        self.take_waiting();
         self.hand_back();
     }
 
@@ -388,7 +420,7 @@ impl Team {
     /// Never waits: if a fork is in flight it returns `false` and changes
     /// nothing.
     pub fn try_stop(&self) -> bool {
-        if !self.try_take(1) {
+        if !self.try_take() {
             return false;
         }
         self.stop_requested.store(true, Ordering::Relaxed);

@@ -90,7 +90,7 @@ impl Frame {
         // for us; the team outlives its workers.
         unsafe {
             let team = &*self.team;
-            team.join_line.dispatcher_frame.read()
+            team.lock_line.dispatcher_frame.read()
         }
     }
 }

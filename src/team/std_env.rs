@@ -61,20 +61,19 @@ impl Env {
     pub(super) fn wait_for_idle(
         &self,
         waiter: &Waiter,
-        countdown: &AtomicU32,
+        held: &AtomicU32,
         try_take: impl FnMut() -> bool,
         bounded: bool,
     ) -> bool {
         let limit = bounded.then_some(self.busy_wait);
-        self.parking
-            .wait_for_idle(waiter, countdown, try_take, limit)
+        self.parking.wait_for_idle(waiter, held, try_take, limit)
     }
 
-    /// Right after the holder stored `0` in the countdown: wakes the
+    /// Right after the holder stored `0` in the lock word: wakes the
     /// threads parked in [`Env::wait_for_idle`].
     #[inline]
-    pub(super) fn handed_back(&self, countdown: &AtomicU32) {
-        self.parking.wake_idle_waiters(countdown);
+    pub(super) fn handed_back(&self, held: &AtomicU32) {
+        self.parking.wake_idle_waiters(held);
     }
 
     /// Right after a new generation is stored: wakes parked workers, and
@@ -97,18 +96,18 @@ impl Env {
             .wait_for_fork(waiter, generation, sleep_generation, seen)
     }
 
-    /// The caller's wait for the countdown to reach 1.
+    /// The caller's wait for `done` to reach `target`.
     #[inline]
-    pub(super) fn wait_for_join(&self, waiter: &Waiter, countdown: &AtomicU32, woke: bool) {
-        self.parking.wait_for_join(waiter, countdown, woke);
+    pub(super) fn wait_for_join(&self, waiter: &Waiter, done: &AtomicU32, target: u32, woke: bool) {
+        self.parking.wait_for_join(waiter, done, target, woke);
     }
 
-    /// Right after a worker's decrement from `before`: the last worker
-    /// wakes the caller if it parked.
+    /// Right after a worker's increment of `done`: the last worker (whose
+    /// increment reached the target) wakes the caller if it parked.
     #[inline]
-    pub(super) fn counted_down(&self, countdown: &AtomicU32, before: u32) {
-        if before == 2 {
-            self.parking.wake_caller(countdown);
+    pub(super) fn counted(&self, done: &AtomicU32, last: bool) {
+        if last {
+            self.parking.wake_caller(done);
         }
     }
 

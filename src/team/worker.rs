@@ -1,6 +1,5 @@
-//! The worker loop: wait for a generation, run its share, count down.
+//! The worker loop: wait for a generation, run its share, count it done.
 
-use super::job::Share;
 use super::{env, Team};
 use crate::sync::Ordering;
 
@@ -28,39 +27,47 @@ impl Team {
                 &self.dispatch.sleep_generation,
                 seen,
             );
-            // SAFETY: the holder wrote the slot before the generation store we
-            // acquired and will not write it again before our decrement.
+            // SAFETY: the holder wrote the slot and the target before the
+            // generation store we acquired, and will not write them again
+            // before our increment.
             let job = self.dispatch.job.with(|slot| unsafe { *slot });
             let Some(share) = job.share() else {
                 break; // the exit job
             };
-            self.run_worker_share(share, thread_index);
+            // SAFETY: as above.
+            let target = self.dispatch.join_target.with(|target| unsafe { *target });
+            // Counts the share done on every way out, unwinding included.
+            // It lives here, not in a function that takes `share` as an
+            // argument: the caller may free the closure the moment the count
+            // is in, and a reference argument would still be live (and, for
+            // the aliasing model, protected) until such a function returned.
+            let finished = Finished { team: self, target };
+            self.env
+                .run_worker_share(|| share(thread_index, self.colocation));
+            drop(finished);
         }
         env::leave(outer);
     }
-
-    fn run_worker_share(&self, share: &Share<'_>, thread_index: usize) {
-        // Counts down on every way out, unwinding included.
-        let countdown = Countdown(self);
-        // The share's closure outlives the fork, and the fork cannot end
-        // before `countdown` drops below.
-        self.env
-            .run_worker_share(|| share(thread_index, self.colocation));
-        drop(countdown);
-    }
 }
 
-/// Decrements the join countdown when dropped: a worker's last touch of the
-/// fork. The last worker then wakes the caller if it parked; that touches
-/// only the team, never the caller's frame.
-struct Countdown<'a>(&'a Team);
+/// Adds this worker's share to the team's `done` count when dropped: a
+/// worker's last touch of the fork. The worker whose count reaches the
+/// fork's target then wakes the caller if it parked; that touches only the
+/// team, never the caller's frame.
+struct Finished<'a> {
+    team: &'a Team,
+    /// The count at which the fork is joined, read with the job.
+    target: u32,
+}
 
-impl Drop for Countdown<'_> {
+impl Drop for Finished<'_> {
+    #[inline]
     fn drop(&mut self) {
-        let countdown = &self.0.join_line.threads_to_sync;
-        // Release: pairs with the Acquire load in the caller's join, publishing
-        // this share's writes (and any panic payload) to the caller.
-        let before = countdown.fetch_sub(1, Ordering::Release);
-        self.0.env.counted_down(countdown, before);
+        let done = &self.team.done_line.done;
+        // Release: pairs with the Acquire load in the caller's join,
+        // publishing this share's writes (and any panic payload) to it.
+        let before = done.fetch_add(1, Ordering::Release);
+        let last = before.wrapping_add(1) == self.target;
+        self.team.env.counted(done, last);
     }
 }

@@ -19,9 +19,9 @@ use std::time::Instant;
 struct Announcements {
     /// Workers parked, or about to park, on the generation word.
     sleepers: AtomicU32,
-    /// Whether the caller is parked, or about to park, on the countdown.
+    /// Whether the caller is parked, or about to park, on the `done` count.
     caller_parked: AtomicBool,
-    /// Threads parked, or about to park, on the countdown until the team is
+    /// Threads parked, or about to park, on the lock word until the team is
     /// handed back ([`Parking::wait_for_idle`]).
     busy_waiters: AtomicU32,
 }
@@ -103,7 +103,7 @@ impl Parking {
         self.announced.sleepers.load(Ordering::Relaxed) != 0 && self.backend.wake_all(generation)
     }
 
-    /// The caller's wait for the countdown to reach 1 (every worker done).
+    /// The caller's wait for `done` to reach `target` (every worker done).
     ///
     /// `woke_workers`: this fork had to wake parked workers. They need a CPU,
     /// and the one the caller frees by parking at once is the fastest to get:
@@ -111,10 +111,16 @@ impl Parking {
     /// halted vCPU the host has descheduled), which measured here as 0.1 to
     /// 2 ms against about 15 µs for the caller's own. So such a join skips
     /// the spin.
-    pub(crate) fn wait_for_join(&self, waiter: &Waiter, countdown: &AtomicU32, woke_workers: bool) {
-        // Acquire: pairs with each worker's Release decrement in
-        // `Countdown::drop` (one release sequence), so their writes are ours.
-        let mut done = || countdown.load(Ordering::Acquire) == 1;
+    pub(crate) fn wait_for_join(
+        &self,
+        waiter: &Waiter,
+        count: &AtomicU32,
+        target: u32,
+        woke_workers: bool,
+    ) {
+        // Acquire: pairs with each worker's Release increment in
+        // `Finished::drop` (one release sequence), so their writes are ours.
+        let mut done = || count.load(Ordering::Acquire) == target;
         loop {
             let joined = if woke_workers && waiter.parks() {
                 done()
@@ -133,27 +139,27 @@ impl Parking {
             // the critical path, and a membarrier would interrupt the very
             // workers the caller waits for.
             fence(Ordering::SeqCst);
-            let left = countdown.load(Ordering::Relaxed);
-            if left != 1 {
-                self.backend.wait(countdown, left);
+            let seen = count.load(Ordering::Relaxed);
+            if seen != target {
+                self.backend.wait(count, seen);
             }
             self.announced.caller_parked.store(false, Ordering::Relaxed);
         }
     }
 
-    /// Called by the last worker right after its decrement: wakes the caller
-    /// if it parked. The countdown lives in the team, which outlives every
+    /// Called by the last worker right after its increment: wakes the
+    /// caller if it parked. The count lives in the team, which outlives every
     /// worker, so this touches nothing the caller may have freed.
     #[inline]
-    pub(crate) fn wake_caller(&self, countdown: &AtomicU32) {
+    pub(crate) fn wake_caller(&self, count: &AtomicU32) {
         // SeqCst fence: pairs with the fence in `wait_for_join` (Dekker).
         fence(Ordering::SeqCst);
         if self.announced.caller_parked.load(Ordering::Relaxed) {
-            self.backend.wake_all(countdown);
+            self.backend.wake_all(count);
         }
     }
 
-    /// Waits until `try_take` succeeds, parking on `countdown` (the team's
+    /// Waits until `try_take` succeeds, parking on `held` (the team's
     /// lock word, `0` when idle) while the team is busy. Returns false if
     /// `limit` passed first (never under loom, whose models check the
     /// wake-up itself). Spins for the waiter's budget first, then parks
@@ -161,11 +167,11 @@ impl Parking {
     pub(crate) fn wait_for_idle(
         &self,
         waiter: &Waiter,
-        countdown: &AtomicU32,
+        held: &AtomicU32,
         mut try_take: impl FnMut() -> bool,
         limit: Option<Duration>,
     ) -> bool {
-        if waiter.spin(|| countdown.load(Ordering::Relaxed) == 0 && try_take()) {
+        if waiter.spin(|| held.load(Ordering::Relaxed) == 0 && try_take()) {
             return true;
         }
         #[cfg(not(loom))]
@@ -189,9 +195,9 @@ impl Parking {
             self.announced.busy_waiters.fetch_add(1, Ordering::Relaxed);
             // Dekker: pairs with the fast fence in `wake_idle_waiters`.
             let fenced = self.backend.slow_fence();
-            let seen = countdown.load(Ordering::Relaxed);
+            let seen = held.load(Ordering::Relaxed);
             if fenced && seen != 0 {
-                self.backend.wait_timeout(countdown, seen, remaining);
+                self.backend.wait_timeout(held, seen, remaining);
             }
             self.announced.busy_waiters.fetch_sub(1, Ordering::Relaxed);
             if !fenced {
@@ -201,16 +207,16 @@ impl Parking {
         }
     }
 
-    /// Called by the holder right after it stored `0` in `countdown` (handed
+    /// Called by the holder right after it stored `0` in `held` (handed
     /// the team back): wakes the threads parked in
     /// [`Parking::wait_for_idle`]. Makes no syscall unless one announced
     /// itself.
     #[inline]
-    pub(crate) fn wake_idle_waiters(&self, countdown: &AtomicU32) {
+    pub(crate) fn wake_idle_waiters(&self, held: &AtomicU32) {
         // Dekker: pairs with the slow fence in `wait_for_idle`.
         self.backend.fast_fence();
         if self.announced.busy_waiters.load(Ordering::Relaxed) != 0 {
-            self.backend.wake_all(countdown);
+            self.backend.wake_all(held);
         }
     }
 }
