@@ -1,14 +1,38 @@
 #!/usr/bin/env bash
-# Installs the system libraries that tine's optional features need, from
+# Installs the system libraries that tine's optional parts need, from
 # Debian's apt. Idempotent: it does nothing when they are already there.
 #
-#   scripts/install-deps.sh          # what the `numa` feature needs
+#   scripts/install-deps.sh           # what the `numa` feature needs
+#   scripts/install-deps.sh mpi       # what examples-mpi/ needs
+#   scripts/install-deps.sh numa mpi  # both
 #
-# The `numa` feature links hwloc through hwlocality, which needs hwloc's
-# headers and pkg-config file (libhwloc-dev) and libudev (libudev-dev).
+# numa: the `numa` feature links hwloc through hwlocality, which needs
+# hwloc's headers and pkg-config file (libhwloc-dev) and libudev
+# (libudev-dev).
+#
+# mpi: examples-mpi/ links MPI through rsmpi (the `mpi` crate). Its build
+# finds MPI with `mpicc -show` or pkg-config and runs bindgen over mpi.h,
+# which loads libclang. Open MPI is the implementation it is built and
+# tested with on Debian 12 (openmpi-bin brings `mpirun`).
 set -euo pipefail
 
-packages=(libhwloc-dev libudev-dev pkg-config)
+sets=("$@")
+[ ${#sets[@]} -eq 0 ] && sets=(numa)
+
+packages=()
+for set in "${sets[@]}"; do
+    case "$set" in
+        numa) packages+=(libhwloc-dev libudev-dev pkg-config) ;;
+        mpi) packages+=(libopenmpi-dev openmpi-bin libclang-dev pkg-config) ;;
+        *)
+            echo "install-deps: unknown set '$set' (expected: numa, mpi)" >&2
+            exit 2
+            ;;
+    esac
+done
+
+# Each package once, in order (pkg-config is in both sets).
+read -r -a packages <<<"$(printf '%s\n' "${packages[@]}" | awk '!seen[$0]++' | tr '\n' ' ')"
 
 missing=()
 for package in "${packages[@]}"; do
