@@ -31,9 +31,9 @@ if ! command -v parallel >/dev/null; then
 fi
 
 if [ "${BUILD:-1}" != 0 ]; then
-    flock /tmp/tine-build.lock cargo build --release --quiet --example prun
+    flock /tmp/tine-build.lock cargo build --release --quiet -p prun
 fi
-prun=$PWD/target/release/examples/prun
+prun=$PWD/target/release/prun
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

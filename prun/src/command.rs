@@ -117,7 +117,7 @@ impl Runner {
         if !status.success() {
             self.failed.fetch_add(1, Ordering::Relaxed);
             let mut first = self.first_failure.lock().unwrap();
-            if first.map_or(true, |(at, _)| first_record < at) {
+            if first.is_none_or(|(at, _)| first_record < at) {
                 *first = Some((first_record, status));
             }
         }

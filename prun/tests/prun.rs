@@ -1,45 +1,13 @@
-//! The `prun` example end to end: the real binary, fed through stdin.
-//!
-//! The test builds `prun` with cargo first (a no-op when it is fresh), into
-//! the target directory the test itself lives in.
+//! prun end to end: the real binary (cargo builds it for these tests),
+//! fed through stdin.
 
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{Seek, Write};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-fn prun() -> &'static PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        // target/<profile>/deps/prun-<hash> -> target/<profile>/examples/prun
-        let exe = std::env::current_exe().expect("the test's own path");
-        let profile_dir = exe
-            .parent()
-            .and_then(|deps| deps.parent())
-            .expect("target/<profile>");
-        // Build it even if it exists: `cargo test --test prun` alone does not
-        // rebuild examples, and a stale binary would be tested. A fresh one
-        // costs cargo a second to confirm.
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut build = Command::new(cargo);
-        build.args(["build", "--quiet", "--example", "prun"]);
-        if profile_dir
-            .file_name()
-            .is_some_and(|name| name == "release")
-        {
-            build.arg("--release");
-        }
-        let target_dir = profile_dir.parent().expect("target");
-        let status = build
-            .env("CARGO_TARGET_DIR", target_dir)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building the prun example failed");
-        profile_dir
-            .join("examples")
-            .join(format!("prun{}", std::env::consts::EXE_SUFFIX))
-    })
+fn prun() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_prun"))
 }
 
 fn run(args: &[&str], input: &[u8]) -> Output {
@@ -156,21 +124,135 @@ fn builtins_count_and_grep() {
 }
 
 #[test]
-fn usage_and_bad_flags() {
-    let output = run(&["-h"], b"");
+fn help_and_version() {
+    for flag in ["-h", "--help"] {
+        let output = run(&[flag], b"");
+        assert!(output.status.success(), "{flag}");
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(text.starts_with("prun: a parallel xargs"), "{text}");
+        for needle in [
+            "Usage:",
+            "-- <CMD>",
+            "--count",
+            "--grep",
+            "--bar",
+            "-j",
+            "Exit status",
+        ] {
+            assert!(text.contains(needle), "{flag}: no {needle:?} in\n{text}");
+        }
+    }
+    let output = run(&["--version"], b"");
     assert!(output.status.success());
-    assert!(String::from_utf8(output.stdout)
-        .unwrap()
-        .starts_with("prun: a parallel xargs"));
-    for bad in [
-        &["-j", "0", "--count"][..],
-        &["--frobnicate"],
-        &[],
-        &["-k", "-u", "--", "true"],
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        format!("prun {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    for (bad, message) in [
+        (
+            &["-j", "0", "--count"][..],
+            "invalid value '0' for '--jobs <N>'",
+        ),
+        (
+            &["-j", "many", "--count"],
+            "invalid value 'many' for '--jobs <N>'",
+        ),
+        (
+            &["-d", "ab", "--count"],
+            "invalid value 'ab' for '--delimiter <CHAR>'",
+        ),
+        (&["--frobnicate"], "unexpected argument '--frobnicate'"),
+        (&["--cout"], "a similar argument exists: '--count'"),
+        (&[], "the following required arguments were not provided"),
+        (&["-k", "-u", "--", "true"], "cannot be used with"),
+        (&["--count", "--grep", "x"], "cannot be used with"),
+        (&["echo", "hi"], "unexpected argument 'echo'"),
     ] {
         let output = run(bad, b"");
         assert_eq!(output.status.code(), Some(2), "{bad:?}");
+        assert!(output.stdout.is_empty(), "{bad:?}");
+        let stderr = stderr(&output);
+        assert!(
+            stderr.contains(message),
+            "{bad:?}: no {message:?} in\n{stderr}"
+        );
     }
+}
+
+/// Runs prun with stdin redirected from a file holding `input`.
+fn run_on_file(args: &[&str], input: &[u8]) -> Output {
+    static FILES: AtomicUsize = AtomicUsize::new(0);
+    let n = FILES.fetch_add(1, Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("prun-test-{}-{n}", std::process::id()));
+    let mut file = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap();
+    file.write_all(input).unwrap();
+    file.rewind().unwrap();
+    let output = Command::new(prun())
+        .args(args)
+        .stdin(file)
+        .output()
+        .expect("prun runs");
+    let _ = std::fs::remove_file(&path);
+    output
+}
+
+#[test]
+fn the_bar_goes_to_stderr_and_leaves_stdout_alone() {
+    let input = numbers(50_000);
+    for args in [
+        &["-j", "2", "--count"][..],
+        &["-j", "2", "-k", "--pipe", "--", "cat"],
+        &["-j", "3", "--grep", "99"],
+    ] {
+        let plain = run_on_file(args, &input);
+        let with_bar = run_on_file(&[&["--bar"], args].concat(), &input);
+        assert!(
+            plain.status.success() && with_bar.status.success(),
+            "{args:?}"
+        );
+        assert!(plain.stdout == with_bar.stdout, "{args:?}: stdout differs");
+        assert!(plain.stderr.is_empty(), "{args:?}");
+        // stderr is a pipe here: plain lines, the last with the final counts,
+        // the file's size and an ETA.
+        let text = stderr(&with_bar);
+        let last = text.lines().last().unwrap_or_default();
+        assert!(last.contains("50000 records"), "{args:?}: {text}");
+        assert!(
+            last.contains("100%") && last.contains("ETA"),
+            "{args:?}: {text}"
+        );
+        assert!(!text.contains('\x1b'), "{args:?}: escape codes in {text:?}");
+    }
+    // From a pipe the size is unknown: counts and rates, no ETA.
+    let output = run(&["--bar", "-0", "--count"], b"a\0bb\0ccc");
+    assert_eq!(output.stdout, b"3 8\n");
+    let text = stderr(&output);
+    assert!(text.contains("3 records, 8 B"), "{text}");
+    assert!(!text.contains("ETA"), "{text}");
+}
+
+#[test]
+fn the_bar_comes_before_a_failure_summary() {
+    let output = run_on_file(&["--bar", "-n", "10", "--", "false"], &numbers(100));
+    assert_eq!(output.status.code(), Some(123));
+    let text = stderr(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() >= 2, "{text}");
+    assert!(lines[lines.len() - 2].contains("100 records"), "{text}");
+    assert!(
+        lines[lines.len() - 1].starts_with("prun: 10 of 10 commands failed"),
+        "{text}"
+    );
 }
 
 #[test]
