@@ -96,6 +96,7 @@ mod global;
 mod iter;
 mod producer;
 mod settings;
+mod sort;
 mod source;
 mod source_collections;
 
