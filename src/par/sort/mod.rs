@@ -64,8 +64,10 @@ const MIN_LEAF: usize = 8;
 /// Runs both closures and returns both results: `a` then `b`, on the
 /// calling thread. It stands in for the nested-parallelism `join` (rayon's
 /// signature, possibly running `b` on another thread, concurrently with
-/// `a`); everything in this module is written to be correct under that.
-// TODO(nest): use crate::join
+/// `a`); everything in this module is written to be correct under that, and
+/// the unit tests swap in a `join` that runs `b` on a thread of its own.
+// TODO(nest): use crate::join (in place of this fn and of the cfg(test) use below)
+#[cfg(not(test))]
 fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
@@ -75,6 +77,8 @@ where
 {
     (a(), b())
 }
+#[cfg(test)]
+use tests::join;
 
 /// `par_sort_unstable_by` with the leaf size given.
 pub(super) fn unstable<T, C>(v: &mut [T], compare: &C, leaf: usize)
