@@ -131,19 +131,19 @@ where
         return outcome;
     }
     let mid = len / 2;
-    // SAFETY (both sides): each gets the disjoint range `..mid` or `mid..`
-    // of `src` and of `buf`, within the caller's ranges.
+    // Each side gets the disjoint range `..mid` or `mid..` of `src` and of
+    // `buf`, within the caller's ranges.
     let (left, right) = join(
+        // SAFETY: `src[..mid]` holds initialized elements, `buf[..mid]` has
+        // room, and only this side touches them.
         move || unsafe { sort_into(src, buf, mid, !into_buf, compare, leaf) },
-        move || unsafe {
-            sort_into(
-                src.add(mid),
-                buf.add(mid),
-                len - mid,
-                !into_buf,
-                compare,
-                leaf,
-            )
+        move || {
+            // SAFETY: `mid < len`, so the offsets stay in bounds;
+            // `src[mid..len]` holds initialized elements, `buf[mid..len]`
+            // has room, and only this side touches them.
+            let (src, buf) = unsafe { (src.add(mid), buf.add(mid)) };
+            // SAFETY: as above.
+            unsafe { sort_into(src, buf, len - mid, !into_buf, compare, leaf) }
         },
     );
     // The halves are now where `!into_buf` put them.
@@ -205,21 +205,17 @@ where
             return Err(payload);
         }
     };
-    // SAFETY (both sides): `sa <= la` and `sb <= lb` (`split`'s answers), so
-    // the sides get disjoint parts of both runs, and the disjoint parts
-    // `..sa + sb` and `sa + sb..` of `out`, of the right lengths.
+    // `sa <= la` and `sb <= lb` (`split`'s answers), so the sides get
+    // disjoint parts of both runs, and the disjoint parts `..sa + sb` and
+    // `sa + sb..` of `out`, of the right lengths.
     let (left, right) = join(
+        // SAFETY: the first parts of the runs and of `out`, ours alone.
         move || unsafe { merge(a, sa, b, sb, out, compare, leaf) },
-        move || unsafe {
-            merge(
-                a.add(sa),
-                la - sa,
-                b.add(sb),
-                lb - sb,
-                out.add(sa + sb),
-                compare,
-                leaf,
-            )
+        move || {
+            // SAFETY: the offsets are at most the runs' and `out`'s lengths.
+            let (a, b, out) = unsafe { (a.add(sa), b.add(sb), out.add(sa + sb)) };
+            // SAFETY: the rest of the runs and of `out`, ours alone.
+            unsafe { merge(a, la - sa, b, lb - sb, out, compare, leaf) }
         },
     );
     left.and(right)

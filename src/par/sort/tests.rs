@@ -88,14 +88,13 @@ fn small_leaves_sort_like_std() {
     }
 }
 
+/// A sort under test, on owned values.
+type SortFn = fn(&mut [Vec<u32>], &(dyn Fn(&Vec<u32>, &Vec<u32>) -> Ordering + Sync));
+
 /// Sorts `len` owned values with `sort`, a comparator that panics on call
 /// `k` (or answers at random when `k` is `None`), and checks that every
 /// value is still there exactly once.
-fn permutation_survives(
-    sort: fn(&mut [Vec<u32>], &(dyn Fn(&Vec<u32>, &Vec<u32>) -> Ordering + Sync)),
-    len: usize,
-    k: Option<usize>,
-) {
+fn permutation_survives(sort: SortFn, len: usize, k: Option<usize>) {
     let input: Vec<Vec<u32>> = (0..len as u32).map(|i| std::vec![i % 17, i]).collect();
     let mut v = input.clone();
     let calls = std::sync::atomic::AtomicUsize::new(0);
@@ -118,10 +117,8 @@ fn permutation_survives(
 
 #[test]
 fn panics_and_bad_orders_leave_a_permutation() {
-    let stable_small: fn(&mut [Vec<u32>], &(dyn Fn(&Vec<u32>, &Vec<u32>) -> Ordering + Sync)) =
-        |v, c| stable(v, &c, 8);
-    let unstable_small: fn(&mut [Vec<u32>], &(dyn Fn(&Vec<u32>, &Vec<u32>) -> Ordering + Sync)) =
-        |v, c| unstable(v, &c, 8);
+    let stable_small: SortFn = |v, c| stable(v, &c, 8);
+    let unstable_small: SortFn = |v, c| unstable(v, &c, 8);
     for sort in [stable_small, unstable_small] {
         for len in [9, 40, 150] {
             let ks: &[usize] = if cfg!(miri) {
