@@ -90,12 +90,12 @@ fn small_leaves_sort_like_std() {
 }
 
 /// A sort under test, on owned values.
-type SortFn = fn(&mut [Vec<u32>], &(dyn Fn(&Vec<u32>, &Vec<u32>) -> Ordering + Sync));
+type SortFn<E> = fn(&mut [E], &(dyn Fn(&E, &E) -> Ordering + Sync));
 
 /// Sorts `len` owned values with `sort`, a comparator that panics on call
 /// `k` (or answers at random when `k` is `None`), and checks that every
 /// value is still there exactly once.
-fn permutation_survives(sort: SortFn, len: usize, k: Option<usize>) {
+fn permutation_survives(sort: SortFn<Vec<u32>>, len: usize, k: Option<usize>) {
     let input: Vec<Vec<u32>> = (0..len as u32).map(|i| std::vec![i % 17, i]).collect();
     let mut v = input.clone();
     let calls = std::sync::atomic::AtomicUsize::new(0);
@@ -118,8 +118,8 @@ fn permutation_survives(sort: SortFn, len: usize, k: Option<usize>) {
 
 #[test]
 fn panics_and_bad_orders_leave_a_permutation() {
-    let stable_small: SortFn = |v, c| stable(v, &c, 8);
-    let unstable_small: SortFn = |v, c| unstable(v, &c, 8);
+    let stable_small: SortFn<Vec<u32>> = |v, c| stable(v, &c, 8);
+    let unstable_small: SortFn<Vec<u32>> = |v, c| unstable(v, &c, 8);
     for sort in [stable_small, unstable_small] {
         let lens: &[usize] = if cfg!(miri) {
             &[9, 100]
@@ -172,10 +172,8 @@ fn zero_sized_and_interior_mutability() {
 fn panics_after_writes_through_cells_keep_the_latest_copies() {
     type Elem = (u32, Cell<Vec<u32>>);
     let lens: &[usize] = if cfg!(miri) { &[100] } else { &[40, 150, 2000] };
-    let stable_small: fn(&mut [Elem], &(dyn Fn(&Elem, &Elem) -> Ordering + Sync)) =
-        |v, c| stable(v, &c, 8);
-    let unstable_small: fn(&mut [Elem], &(dyn Fn(&Elem, &Elem) -> Ordering + Sync)) =
-        |v, c| unstable(v, &c, 8);
+    let stable_small: SortFn<Elem> = |v, c| stable(v, &c, 8);
+    let unstable_small: SortFn<Elem> = |v, c| unstable(v, &c, 8);
     for sort in [stable_small, unstable_small] {
         for &len in lens {
             for k in [10, len, 3 * len, 1_000_000] {
