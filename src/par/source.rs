@@ -159,7 +159,8 @@ impl<T: Sync> ParallelSlice<T> for [T] {
     }
 }
 
-/// `par_chunks_mut()` on slices (and `Vec`s, through deref).
+/// `par_chunks_mut()` and the `par_sort*` methods on slices (and `Vec`s,
+/// through deref), with rayon's names and bounds.
 pub trait ParallelSliceMut<T: Send> {
     /// Mutable chunks of `size` items, the last one shorter if `size` does
     /// not divide the length.
