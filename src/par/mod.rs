@@ -72,7 +72,7 @@
 //! | — | `.schedule(Schedule::Dynamic { grain })`, `.schedule(Schedule::Guided { min })`, `.with_pool(&pool)` |
 //! | `rayon::join`, `rayon::scope`, `rayon::spawn` | not offered: tine runs one fork per call and has no task queue to put a spawned task on; use `pool.for_threads` for a fixed set of parallel jobs |
 //! | `iter.par_bridge()` | `pool.map_ordered(iter, f)`: ordered, in adaptive batches, one fork per window (`crate::stream`) |
-//! | `par_sort` and friends | not offered: sorting needs recursive splits, which a single fork does not give |
+//! | `par_sort`, `par_sort_by`, `par_sort_by_key`, `par_sort_by_cached_key`, `par_sort_unstable`, `par_sort_unstable_by`, `par_sort_unstable_by_key` | same ([`ParallelSliceMut`]): a parallel merge sort (stable) and a parallel quicksort (unstable) on `join`; until tine offers `join`, the splits run one after the other |
 //!
 //! # Coming from OpenMP
 //!
@@ -96,6 +96,7 @@ mod global;
 mod iter;
 mod producer;
 mod settings;
+mod sort;
 mod source;
 mod source_collections;
 

@@ -1,12 +1,15 @@
 //! Where parallel iterators come from: `par_iter`, `par_iter_mut`,
 //! `into_par_iter`, `par_chunks` and `par_chunks_mut`, with rayon's trait
-//! names so that code written against rayon's prelude finds them.
+//! names so that code written against rayon's prelude finds them; also the
+//! `par_sort*` methods of [`ParallelSliceMut`] (implemented in `sort/`).
 
 use super::iter::{IntoParallelIterator, Par, ParallelIterator};
 use super::producer::{
     ChunksMutProducer, ChunksProducer, RangeInteger, RangeProducer, SliceMutProducer,
     SliceProducer, VecProducer,
 };
+use super::sort;
+use core::cmp::Ordering;
 use core::ops::{Range, RangeInclusive};
 use std::vec::Vec;
 
@@ -156,7 +159,8 @@ impl<T: Sync> ParallelSlice<T> for [T] {
     }
 }
 
-/// `par_chunks_mut()` on slices (and `Vec`s, through deref).
+/// `par_chunks_mut()` and the `par_sort*` methods on slices (and `Vec`s,
+/// through deref), with rayon's names and bounds.
 pub trait ParallelSliceMut<T: Send> {
     /// Mutable chunks of `size` items, the last one shorter if `size` does
     /// not divide the length.
@@ -164,6 +168,130 @@ pub trait ParallelSliceMut<T: Send> {
     /// # Panics
     /// If `size` is 0, with rayon's message.
     fn par_chunks_mut(&mut self, size: usize) -> Par<ChunksMutProducer<'_, T>>;
+
+    /// Sorts the slice, stably (equal elements keep their order): a
+    /// parallel merge sort that allocates one buffer as long as the slice.
+    /// See [`par_sort_by`](Self::par_sort_by) for panics and bad orders.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let mut v = vec![5, 1, 4, 1, 3];
+    /// v.par_sort();
+    /// assert_eq!(v, [1, 1, 3, 4, 5]);
+    /// ```
+    fn par_sort(&mut self)
+    where
+        T: Ord;
+
+    /// Sorts the slice by `compare`, stably: a parallel merge sort (halves
+    /// sorted under `join`, merges split by binary search), with one buffer
+    /// as long as the slice; slices of up to 4096 elements go straight to
+    /// `slice::sort_by`.
+    ///
+    /// If `compare` panics, the panic reaches the caller and the slice
+    /// holds its elements in some order, each exactly once. If `compare`
+    /// is not a total order, the order is unspecified (and `std`'s sort,
+    /// which sorts the parts, may panic), but nothing is lost, duplicated
+    /// or unsound.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let mut v = vec![(2, 'a'), (1, 'b'), (2, 'c'), (1, 'd')];
+    /// v.par_sort_by(|x, y| x.0.cmp(&y.0));
+    /// assert_eq!(v, [(1, 'b'), (1, 'd'), (2, 'a'), (2, 'c')]);
+    /// ```
+    fn par_sort_by<F>(&mut self, compare: F)
+    where
+        F: Fn(&T, &T) -> Ordering + Sync;
+
+    /// Sorts the slice by the key `f` gives, stably. `f` runs on every
+    /// comparison (twice each); see
+    /// [`par_sort_by_cached_key`](Self::par_sort_by_cached_key) for
+    /// expensive keys.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let mut v = vec![-3i32, 2, -1, 0];
+    /// v.par_sort_by_key(|x| x.abs());
+    /// assert_eq!(v, [0, -1, 2, -3]);
+    /// ```
+    fn par_sort_by_key<K, F>(&mut self, f: F)
+    where
+        K: Ord,
+        F: Fn(&T) -> K + Sync;
+
+    /// Sorts the slice by the key `f` gives, stably, calling `f` once per
+    /// element (in parallel). The `(key, index)` pairs are sorted with the
+    /// parallel unstable sort (the index breaks ties) and the permutation
+    /// is applied in place; the pairs take one allocation. If `f` or the
+    /// key's `cmp` panics, the slice is left untouched.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let mut v = vec!["hello", "a", "tine", "abc"];
+    /// v.par_sort_by_cached_key(|s| s.len().to_string());
+    /// assert_eq!(v, ["a", "abc", "tine", "hello"]);
+    /// ```
+    fn par_sort_by_cached_key<K, F>(&mut self, f: F)
+    where
+        K: Ord + Send,
+        F: Fn(&T) -> K + Sync;
+
+    /// Sorts the slice, unstably (equal elements may be reordered), in
+    /// place with no allocation. See
+    /// [`par_sort_unstable_by`](Self::par_sort_unstable_by).
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let mut v: Vec<u64> = (0..10_000).map(|i| (i * 7919) % 10_007).collect();
+    /// v.par_sort_unstable();
+    /// assert!(v.windows(2).all(|w| w[0] <= w[1]));
+    /// ```
+    fn par_sort_unstable(&mut self)
+    where
+        T: Ord;
+
+    /// Sorts the slice by `compare`, unstably, in place: a parallel
+    /// quicksort (pseudo-median-of-9 pivot, a partition by swaps, the two
+    /// sides under `join`) that hands parts of up to 4096 elements, and
+    /// parts deeper than `2 * log2(len)` levels, to
+    /// `slice::sort_unstable_by`, so it is O(n log n) in the worst case.
+    ///
+    /// If `compare` panics, the panic reaches the caller and the slice
+    /// holds its elements in some order, each exactly once. If `compare`
+    /// is not a total order, the order is unspecified (and `std`'s sort
+    /// may panic), but nothing is lost, duplicated or unsound.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let mut v = vec![3, 1, 2];
+    /// v.par_sort_unstable_by(|a, b| b.cmp(a));
+    /// assert_eq!(v, [3, 2, 1]);
+    /// ```
+    fn par_sort_unstable_by<F>(&mut self, compare: F)
+    where
+        F: Fn(&T, &T) -> Ordering + Sync;
+
+    /// Sorts the slice by the key `f` gives, unstably, in place. `f` runs
+    /// on every comparison (twice each).
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let mut v = vec![-3i32, 2, -1];
+    /// v.par_sort_unstable_by_key(|x| x.abs());
+    /// assert_eq!(v, [-1, 2, -3]);
+    /// ```
+    fn par_sort_unstable_by_key<K, F>(&mut self, f: F)
+    where
+        K: Ord,
+        F: Fn(&T) -> K + Sync;
 }
 
 impl<T: Send> ParallelSliceMut<T> for [T] {
@@ -173,5 +301,57 @@ impl<T: Send> ParallelSliceMut<T> for [T] {
             slice: SliceMutProducer::new(self),
             size,
         })
+    }
+
+    fn par_sort(&mut self)
+    where
+        T: Ord,
+    {
+        sort::stable(self, &T::cmp, sort::LEAF);
+    }
+
+    fn par_sort_by<F>(&mut self, compare: F)
+    where
+        F: Fn(&T, &T) -> Ordering + Sync,
+    {
+        sort::stable(self, &compare, sort::LEAF);
+    }
+
+    fn par_sort_by_key<K, F>(&mut self, f: F)
+    where
+        K: Ord,
+        F: Fn(&T) -> K + Sync,
+    {
+        sort::stable(self, &|a: &T, b: &T| f(a).cmp(&f(b)), sort::LEAF);
+    }
+
+    fn par_sort_by_cached_key<K, F>(&mut self, f: F)
+    where
+        K: Ord + Send,
+        F: Fn(&T) -> K + Sync,
+    {
+        sort::sort_by_cached_key(self, f);
+    }
+
+    fn par_sort_unstable(&mut self)
+    where
+        T: Ord,
+    {
+        sort::unstable(self, &T::cmp, sort::LEAF);
+    }
+
+    fn par_sort_unstable_by<F>(&mut self, compare: F)
+    where
+        F: Fn(&T, &T) -> Ordering + Sync,
+    {
+        sort::unstable(self, &compare, sort::LEAF);
+    }
+
+    fn par_sort_unstable_by_key<K, F>(&mut self, f: F)
+    where
+        K: Ord,
+        F: Fn(&T) -> K + Sync,
+    {
+        sort::unstable(self, &|a: &T, b: &T| f(a).cmp(&f(b)), sort::LEAF);
     }
 }

@@ -1,7 +1,8 @@
 //! The one-line port: the same source, compiled once with
 //! `use rayon::prelude::*;` and once with `use tine::prelude::*;`, gives the
 //! same results. The body below is written once, in a macro, and uses every
-//! method of the rayon subset tine promises (README, "Coming from rayon").
+//! method of the rayon subset tine promises (README, "Coming from rayon"),
+//! the `par_sort*` methods included.
 //!
 //! Run by `.ci/run` (`cargo test -p tine-peers --test rayon_port`); the
 //! crate's own `cargo test` does not build rayon.
@@ -24,6 +25,7 @@ struct Results {
     text: Vec<String>,
     failed: Result<Vec<i64>, String>,
     sources: Vec<Vec<i64>>,
+    sorted: Vec<Vec<(i64, usize)>>,
 }
 
 macro_rules! port {
@@ -285,7 +287,39 @@ macro_rules! port {
                     .map_or(vec![], |i| vec![i as i64]),
             ];
 
+            // The sorts: stable ones on (value, position) by a coarse key,
+            // so that stability shows; unstable ones by a total order, so
+            // that the result is determined.
+            let pairs: Vec<(i64, usize)> = v.iter().copied().zip(0..).collect();
+            let coarse = |p: &(i64, usize)| p.0.abs() % 100;
+            let sorted = {
+                let mut out = Vec::new();
+                let mut w = pairs.clone();
+                w.par_sort();
+                out.push(w);
+                let mut w = pairs.clone();
+                w.par_sort_by(|a, b| coarse(a).cmp(&coarse(b)));
+                out.push(w);
+                let mut w = pairs.clone();
+                w.par_sort_by_key(coarse);
+                out.push(w);
+                let mut w = pairs.clone();
+                w.par_sort_by_cached_key(|p| coarse(p).to_string());
+                out.push(w);
+                let mut w = pairs.clone();
+                w.par_sort_unstable();
+                out.push(w);
+                let mut w = pairs.clone();
+                w.par_sort_unstable_by(|a, b| b.cmp(a));
+                out.push(w);
+                let mut w = pairs.clone();
+                w.par_sort_unstable_by_key(|p| (coarse(p), p.1));
+                out.push(w);
+                out
+            };
+
             Results {
+                sorted,
                 sources,
                 extras,
                 collections,

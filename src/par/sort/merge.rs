@@ -1,0 +1,308 @@
+//! The stable sort: a parallel merge sort through one buffer.
+//!
+//! `sort_into` sorts a range of the slice, leaving the result either in the
+//! slice or in the same range of the buffer: its two halves sort (under
+//! `join`) into the other place, then merge back. Leaves sort in place
+//! with `slice::sort_by` and copy to the buffer if that is where their
+//! result belongs. A merge of two runs is split by binary search into two
+//! merges of shorter runs, run under `join`, down to serial merges of at
+//! most `leaf` elements. Ties always take the left run first, and the
+//! left run holds the earlier elements, so the sort is stable.
+//!
+//! # Where the elements are
+//!
+//! Elements move only by bitwise copies; a copied-from place is dead (never
+//! read, never dropped). The rule that keeps each element in exactly one
+//! live place:
+//! - `sort_into` finds its range's elements in the slice, and returns
+//!   (normally or after a caught panic) with all of them in its
+//!   destination: the slice or the buffer.
+//! - `merge` finds its runs in one place and returns (normally or after a
+//!   caught panic) with all of their elements in its output range. A serial
+//!   merge holds the unmerged rest of both runs in a guard that copies them
+//!   into the output's remaining holes when it is dropped, by return or by
+//!   unwind.
+//! - Every comparator call runs under `catch_unwind`; after a panic no part
+//!   calls the comparator again on its way back up, it only copies.
+//!
+//! So every call, whatever panics, ends with every element in the slice
+//! (the top-level destination) exactly once; the buffer is
+//! `Vec<MaybeUninit<T>>` and drops nothing. Then the first payload resumes.
+
+use super::join;
+use core::cmp::Ordering;
+use core::mem::{size_of, MaybeUninit};
+use core::ptr;
+use std::any::Any;
+use std::boxed::Box;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::vec::Vec;
+
+/// `Err` carries the payload of a comparator panic.
+type Outcome = Result<(), Box<dyn Any + Send>>;
+
+/// Sorts `v` by `compare`, stably; parts of at most `leaf` elements (at
+/// least 8) sort and merge serially.
+pub(super) fn sort<T, C>(v: &mut [T], compare: &C, leaf: usize)
+where
+    T: Send,
+    C: Fn(&T, &T) -> Ordering + Sync,
+{
+    let len = v.len();
+    // Zero-sized elements are all alike; a short slice needs no buffer.
+    if size_of::<T>() == 0 || len <= leaf {
+        v.sort_by(|a, b| compare(a, b));
+        return;
+    }
+    let mut buf: Vec<MaybeUninit<T>> = Vec::with_capacity(len);
+    let slice = Raw(v.as_mut_ptr());
+    let buf_ptr = Raw(buf.as_mut_ptr().cast::<T>());
+    // SAFETY: `slice` holds `len` initialized elements that nothing else
+    // touches until we return (we hold `v`), and `buf_ptr` has room for
+    // `len` elements and does not overlap it. `sort_into` leaves every
+    // element in the slice exactly once (the rule in the module docs).
+    let outcome = unsafe { sort_into(slice, buf_ptr, len, false, compare, leaf) };
+    drop(buf); // frees the room; `MaybeUninit` drops no element
+    if let Err(payload) = outcome {
+        resume_unwind(payload);
+    }
+}
+
+/// A pointer into the slice or the buffer that may cross to another thread
+/// inside a `join`. Only used through its methods, so that closures capture
+/// the wrapper (which is `Send`) and not the raw pointer inside it.
+struct Raw<T>(*mut T);
+
+impl<T> Clone for Raw<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Raw<T> {}
+
+// SAFETY: a `Raw` is a handle on elements of type `T` that one side of a
+// `join` uses while the other side uses a disjoint range: moving it to
+// another thread moves those elements' use, which `T: Send` allows.
+unsafe impl<T: Send> Send for Raw<T> {}
+
+impl<T> Raw<T> {
+    fn get(self) -> *mut T {
+        self.0
+    }
+
+    /// # Safety
+    /// `self + n` must stay within (or one past) the allocation.
+    unsafe fn add(self, n: usize) -> Self {
+        // SAFETY: the caller keeps the offset in bounds.
+        Raw(unsafe { self.0.add(n) })
+    }
+}
+
+/// Sorts the `len` elements at `src` (the slice), leaving them in `buf` if
+/// `into_buf`, else at `src`; see the module docs for the rule on panics.
+///
+/// # Safety
+/// `src` holds `len` initialized elements and `buf` has room for `len`;
+/// the two ranges do not overlap and nothing else touches them during the
+/// call; `len > 0` and `leaf >= 8`.
+unsafe fn sort_into<T, C>(
+    src: Raw<T>,
+    buf: Raw<T>,
+    len: usize,
+    into_buf: bool,
+    compare: &C,
+    leaf: usize,
+) -> Outcome
+where
+    T: Send,
+    C: Fn(&T, &T) -> Ordering + Sync,
+{
+    if len <= leaf {
+        // SAFETY: `src` holds `len` initialized elements only we touch.
+        let run = unsafe { core::slice::from_raw_parts_mut(src.get(), len) };
+        // `sort_by` leaves a permutation if `compare` panics.
+        let outcome = catch_unwind(AssertUnwindSafe(|| run.sort_by(|a, b| compare(a, b))));
+        if into_buf {
+            // SAFETY: both ranges hold `len` elements and do not overlap;
+            // the elements move to `buf` and `src` becomes dead.
+            unsafe { ptr::copy_nonoverlapping(src.get(), buf.get(), len) };
+        }
+        return outcome;
+    }
+    let mid = len / 2;
+    // Each side gets the disjoint range `..mid` or `mid..` of `src` and of
+    // `buf`, within the caller's ranges.
+    let (left, right) = join(
+        // SAFETY: `src[..mid]` holds initialized elements, `buf[..mid]` has
+        // room, and only this side touches them.
+        move || unsafe { sort_into(src, buf, mid, !into_buf, compare, leaf) },
+        move || {
+            // SAFETY: `mid < len`, so the offsets stay in bounds;
+            // `src[mid..len]` holds initialized elements, `buf[mid..len]`
+            // has room, and only this side touches them.
+            let (src, buf) = unsafe { (src.add(mid), buf.add(mid)) };
+            // SAFETY: as above.
+            unsafe { sort_into(src, buf, len - mid, !into_buf, compare, leaf) }
+        },
+    );
+    // The halves are now where `!into_buf` put them.
+    let (from, to) = if into_buf { (src, buf) } else { (buf, src) };
+    match left.and(right) {
+        // SAFETY: `from` holds the two sorted halves, `to` is the disjoint
+        // range of the same length; both are ours alone.
+        Ok(()) => unsafe { merge(from, mid, from.add(mid), len - mid, to, compare, leaf) },
+        Err(payload) => {
+            // SAFETY: as above; the elements move to `to` unmerged.
+            unsafe { ptr::copy_nonoverlapping(from.get(), to.get(), len) };
+            Err(payload)
+        }
+    }
+}
+
+/// Merges the sorted runs `a[..la]` and `b[..lb]` into `out[..la + lb]`;
+/// on return, normal or not, every element of both runs is in `out`.
+///
+/// # Safety
+/// `a` and `b` hold `la` and `lb` initialized elements; `out` has room for
+/// `la + lb` and overlaps neither; nothing else touches them during the
+/// call; `leaf >= 8`.
+unsafe fn merge<T, C>(
+    a: Raw<T>,
+    la: usize,
+    b: Raw<T>,
+    lb: usize,
+    out: Raw<T>,
+    compare: &C,
+    leaf: usize,
+) -> Outcome
+where
+    T: Send,
+    C: Fn(&T, &T) -> Ordering + Sync,
+{
+    if la == 0 || lb == 0 || la + lb <= leaf {
+        // SAFETY: the caller's contract, passed on.
+        return catch_unwind(AssertUnwindSafe(|| unsafe {
+            merge_serial(a, la, b, lb, out, compare)
+        }));
+    }
+    // SAFETY: `a` and `b` hold `la` and `lb` initialized elements that only
+    // we touch; these shared views end before anything moves.
+    let (run_a, run_b) = unsafe {
+        (
+            core::slice::from_raw_parts(a.get().cast_const(), la),
+            core::slice::from_raw_parts(b.get().cast_const(), lb),
+        )
+    };
+    let (sa, sb) = match catch_unwind(AssertUnwindSafe(|| split(run_a, run_b, compare))) {
+        Ok(cut) => cut,
+        Err(payload) => {
+            // SAFETY: `out` has room for both runs, after one another.
+            unsafe {
+                ptr::copy_nonoverlapping(a.get(), out.get(), la);
+                ptr::copy_nonoverlapping(b.get(), out.get().add(la), lb);
+            }
+            return Err(payload);
+        }
+    };
+    // `sa <= la` and `sb <= lb` (`split`'s answers), so the sides get
+    // disjoint parts of both runs, and the disjoint parts `..sa + sb` and
+    // `sa + sb..` of `out`, of the right lengths.
+    let (left, right) = join(
+        // SAFETY: the first parts of the runs and of `out`, ours alone.
+        move || unsafe { merge(a, sa, b, sb, out, compare, leaf) },
+        move || {
+            // SAFETY: the offsets are at most the runs' and `out`'s lengths.
+            let (a, b, out) = unsafe { (a.add(sa), b.add(sb), out.add(sa + sb)) };
+            // SAFETY: the rest of the runs and of `out`, ours alone.
+            unsafe { merge(a, la - sa, b, lb - sb, out, compare, leaf) }
+        },
+    );
+    left.and(right)
+}
+
+/// Where to cut two runs so that everything in `a[..sa]` and `b[..sb]`
+/// sorts before everything in `a[sa..]` and `b[sb..]`, with ties between
+/// the runs going to `a` first. The longer run is cut in half and the
+/// other at the matching place. Always `sa <= a.len()`, `sb <= b.len()`
+/// and, on runs of at least 8 elements in all, neither part is empty of
+/// both runs, whatever `compare` answers.
+fn split<T, C>(a: &[T], b: &[T], compare: &C) -> (usize, usize)
+where
+    C: Fn(&T, &T) -> Ordering,
+{
+    if a.len() >= b.len() {
+        let sa = a.len() / 2;
+        // `b`'s elements less than `a[sa]` go before it.
+        let sb = b.partition_point(|x| compare(x, &a[sa]) == Ordering::Less);
+        (sa, sb)
+    } else {
+        let sb = b.len() / 2;
+        // `a`'s elements not greater than `b[sb]` go before it.
+        let sa = a.partition_point(|x| compare(&b[sb], x) != Ordering::Less);
+        (sa, sb)
+    }
+}
+
+/// Merges `a[..la]` and `b[..lb]` into `out` serially, taking from `a` on
+/// ties. Whatever `compare` does, `out[..la + lb]` ends up holding every
+/// element of both runs.
+///
+/// # Safety
+/// As for [`merge`].
+unsafe fn merge_serial<T, C>(a: Raw<T>, la: usize, b: Raw<T>, lb: usize, out: Raw<T>, compare: &C)
+where
+    C: Fn(&T, &T) -> Ordering,
+{
+    let mut rest = Rest {
+        a: a.get(),
+        la,
+        b: b.get(),
+        lb,
+        out: out.get(),
+    };
+    while rest.la > 0 && rest.lb > 0 {
+        // SAFETY: `rest.a` and `rest.b` point at live elements (`la` and
+        // `lb` are left), which no one else touches.
+        let take_b = unsafe { compare(&*rest.b, &*rest.a) } == Ordering::Less;
+        // SAFETY: `rest.out` is the next hole of `out` (one per element
+        // left), and the source element goes dead as its pointer advances.
+        unsafe {
+            if take_b {
+                ptr::copy_nonoverlapping(rest.b, rest.out, 1);
+                rest.b = rest.b.add(1);
+                rest.lb -= 1;
+            } else {
+                ptr::copy_nonoverlapping(rest.a, rest.out, 1);
+                rest.a = rest.a.add(1);
+                rest.la -= 1;
+            }
+            rest.out = rest.out.add(1);
+        }
+    }
+    // Dropping `rest` moves what is left of the runs (one is empty) to
+    // the output's last holes; on a panic above it does the same.
+}
+
+/// The unmerged rest of a serial merge and the output's first hole. Its
+/// drop copies the rest (`a`'s, then `b`'s) into the holes, which are
+/// exactly `la + lb` long.
+struct Rest<T> {
+    a: *mut T,
+    la: usize,
+    b: *mut T,
+    lb: usize,
+    out: *mut T,
+}
+
+impl<T> Drop for Rest<T> {
+    fn drop(&mut self) {
+        // SAFETY: `a[..la]` and `b[..lb]` are live and unmerged, and `out`
+        // has `la + lb` holes that overlap neither; after the copies the
+        // sources are dead and nothing reads them.
+        unsafe {
+            ptr::copy_nonoverlapping(self.a, self.out, self.la);
+            ptr::copy_nonoverlapping(self.b, self.out.add(self.la), self.lb);
+        }
+    }
+}

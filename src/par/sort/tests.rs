@@ -1,0 +1,203 @@
+//! The recursion with tiny leaves, so that short inputs (fast under Miri)
+//! reach deep splits, parallel merges and the equal-key and depth-limit
+//! paths. `tests/par_sort.rs` tests the public methods.
+
+use super::{stable, unstable};
+use core::cell::Cell;
+use core::cmp::Ordering;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::vec::Vec;
+
+/// `join` with `b` on a new thread, concurrently with `a`: both always
+/// run, and a panic on either side resumes here after both have finished
+/// (the first side's payload if both panic), as rayon's `join` does.
+pub(super) fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    std::thread::scope(|s| {
+        let other = s.spawn(b);
+        let ra = catch_unwind(AssertUnwindSafe(a));
+        let rb = other.join();
+        match (ra, rb) {
+            (Ok(ra), Ok(rb)) => (ra, rb),
+            (Err(payload), _) | (_, Err(payload)) => std::panic::resume_unwind(payload),
+        }
+    })
+}
+
+/// A xorshift generator: reproducible inputs without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn inputs() -> Vec<Vec<(u32, usize)>> {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut out = Vec::new();
+    let lens: &[usize] = if cfg!(miri) {
+        &[0, 9, 100]
+    } else {
+        &[0, 1, 7, 8, 9, 17, 64, 65, 100, 300]
+    };
+    for &len in lens {
+        for range in [1u64, 3, 1000] {
+            let v = (0..len).map(|i| ((rng.next() % range) as u32, i)).collect();
+            out.push(v);
+        }
+        out.push((0..len).map(|i| (i as u32, i)).collect());
+        out.push((0..len).rev().map(|i| (i as u32, i)).collect());
+    }
+    out
+}
+
+#[test]
+fn small_leaves_sort_like_std() {
+    let leaves: &[usize] = if cfg!(miri) { &[8] } else { &[0, 8, 13] };
+    for &leaf in leaves {
+        for input in inputs() {
+            let mut want = input.clone();
+            want.sort_by_key(|p| p.0);
+
+            let mut got = input.clone();
+            stable(
+                &mut got,
+                &|a: &(u32, usize), b: &(u32, usize)| a.0.cmp(&b.0),
+                leaf,
+            );
+            assert_eq!(got, want, "stable, leaf {leaf}");
+
+            let mut got = input.clone();
+            unstable(
+                &mut got,
+                &|a: &(u32, usize), b: &(u32, usize)| a.0.cmp(&b.0),
+                leaf,
+            );
+            let keys: Vec<u32> = got.iter().map(|p| p.0).collect();
+            let want_keys: Vec<u32> = want.iter().map(|p| p.0).collect();
+            assert_eq!(keys, want_keys, "unstable, leaf {leaf}");
+        }
+    }
+}
+
+/// A sort under test, on owned values.
+type SortFn<E> = fn(&mut [E], &(dyn Fn(&E, &E) -> Ordering + Sync));
+
+/// Sorts `len` owned values with `sort`, a comparator that panics on call
+/// `k` (or answers at random when `k` is `None`), and checks that every
+/// value is still there exactly once.
+fn permutation_survives(sort: SortFn<Vec<u32>>, len: usize, k: Option<usize>) {
+    let input: Vec<Vec<u32>> = (0..len as u32).map(|i| std::vec![i % 17, i]).collect();
+    let mut v = input.clone();
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let rng = std::sync::Mutex::new(Rng(len as u64 + 1));
+    let compare = |a: &Vec<u32>, b: &Vec<u32>| {
+        let n = calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        match k {
+            Some(k) if n == k => panic!("comparator panic at call {k}"),
+            Some(_) => a[0].cmp(&b[0]),
+            None => [Ordering::Less, Ordering::Equal, Ordering::Greater]
+                [(rng.lock().unwrap().next() % 3) as usize],
+        }
+    };
+    let _ = catch_unwind(AssertUnwindSafe(|| sort(&mut v, &compare)));
+    v.sort();
+    let mut want = input;
+    want.sort();
+    assert_eq!(v, want);
+}
+
+#[test]
+fn panics_and_bad_orders_leave_a_permutation() {
+    let stable_small: SortFn<Vec<u32>> = |v, c| stable(v, &c, 8);
+    let unstable_small: SortFn<Vec<u32>> = |v, c| unstable(v, &c, 8);
+    for sort in [stable_small, unstable_small] {
+        let lens: &[usize] = if cfg!(miri) {
+            &[9, 100]
+        } else {
+            &[9, 40, 150, 2000]
+        };
+        for &len in lens {
+            let ks: &[usize] = if cfg!(miri) {
+                &[0, 20, 200]
+            } else {
+                &[0, 1, 5, 20, 60, 200, 400, 1000]
+            };
+            for &k in ks {
+                permutation_survives(sort, len, Some(k));
+            }
+            permutation_survives(sort, len, None);
+        }
+    }
+}
+
+#[test]
+fn zero_sized_and_interior_mutability() {
+    let mut units = std::vec![(); 100];
+    stable(&mut units, &|_: &(), _: &()| Ordering::Equal, 8);
+    unstable(&mut units, &|_: &(), _: &()| Ordering::Equal, 8);
+    assert_eq!(units.len(), 100);
+
+    // A comparator that writes through `Cell`s: the writes stay with the
+    // element, wherever the merge moved it.
+    let mut v: Vec<(u32, Cell<u32>)> = (0..200).map(|i| ((i * 37) % 101, Cell::new(0))).collect();
+    // `Cell` is not `Sync`, but the comparator only needs `Sync` itself and
+    // the elements only `Send`.
+    stable(
+        &mut v,
+        &|a: &(u32, Cell<u32>), b: &(u32, Cell<u32>)| {
+            a.1.set(a.1.get() + 1);
+            a.0.cmp(&b.0)
+        },
+        8,
+    );
+    assert!(v.windows(2).all(|w| w[0].0 <= w[1].0));
+    assert!(v.iter().map(|p| p.1.get()).sum::<u32>() > 0);
+}
+
+/// A comparator that gives each element it sees a new allocation (through
+/// a `Cell`) and panics at call `k`: the slice must end up with the latest
+/// copy of every element, since a stale one would point at freed memory,
+/// which the final check and the drops read (Miri reports it).
+#[test]
+fn panics_after_writes_through_cells_keep_the_latest_copies() {
+    type Elem = (u32, Cell<Vec<u32>>);
+    let lens: &[usize] = if cfg!(miri) { &[100] } else { &[40, 150, 2000] };
+    let stable_small: SortFn<Elem> = |v, c| stable(v, &c, 8);
+    let unstable_small: SortFn<Elem> = |v, c| unstable(v, &c, 8);
+    for sort in [stable_small, unstable_small] {
+        for &len in lens {
+            for k in [10, len, 3 * len, 1_000_000] {
+                let mut v: Vec<Elem> = (0..len as u32)
+                    .map(|i| (i % 13, Cell::new(std::vec![i])))
+                    .collect();
+                let calls = std::sync::atomic::AtomicUsize::new(0);
+                let renew = |x: &Elem| x.1.set(x.1.take().clone());
+                let compare = |a: &Elem, b: &Elem| {
+                    if calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == k {
+                        panic!("comparator panic at call {k}");
+                    }
+                    renew(a);
+                    renew(b);
+                    a.0.cmp(&b.0)
+                };
+                let result = catch_unwind(AssertUnwindSafe(|| sort(&mut v, &compare)));
+                let mut ids: Vec<u32> = v.iter_mut().map(|x| x.1.get_mut()[0]).collect();
+                ids.sort_unstable();
+                assert!(ids.iter().copied().eq(0..len as u32));
+                if result.is_ok() {
+                    assert!(v.windows(2).all(|w| w[0].0 <= w[1].0));
+                }
+            }
+        }
+    }
+}
