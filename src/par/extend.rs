@@ -113,16 +113,16 @@ macro_rules! copied_refs {
 }
 
 copied_refs! {
-    impl[T: Copy + Send + Sync] Vec<T>, &'a T, |item| *item;
-    impl[T: Copy + Send + Sync] VecDeque<T>, &'a T, |item| *item;
-    impl[T: Copy + Send + Sync] LinkedList<T>, &'a T, |item| *item;
-    impl[T: Copy + Send + Sync + Ord] BinaryHeap<T>, &'a T, |item| *item;
-    impl[T: Copy + Send + Sync + Ord] BTreeSet<T>, &'a T, |item| *item;
-    impl[K: Copy + Send + Sync + Ord, V: Copy + Send + Sync] BTreeMap<K, V>, (&'a K, &'a V),
+    impl[T: 'a + Copy + Send + Sync] Vec<T>, &'a T, |item| *item;
+    impl[T: 'a + Copy + Send + Sync] VecDeque<T>, &'a T, |item| *item;
+    impl[T: 'a + Copy + Send + Sync] LinkedList<T>, &'a T, |item| *item;
+    impl[T: 'a + Copy + Send + Sync + Ord] BinaryHeap<T>, &'a T, |item| *item;
+    impl[T: 'a + Copy + Send + Sync + Ord] BTreeSet<T>, &'a T, |item| *item;
+    impl[K: 'a + Copy + Send + Sync + Ord, V: 'a + Copy + Send + Sync] BTreeMap<K, V>, (&'a K, &'a V),
         |(key, value)| (*key, *value);
-    impl[T: Copy + Send + Sync + Eq + Hash, S: BuildHasher + Default + Send] HashSet<T, S>,
+    impl[T: 'a + Copy + Send + Sync + Eq + Hash, S: BuildHasher + Default + Send] HashSet<T, S>,
         &'a T, |item| *item;
-    impl[K: Copy + Send + Sync + Eq + Hash, V: Copy + Send + Sync, S: BuildHasher + Default + Send]
+    impl[K: 'a + Copy + Send + Sync + Eq + Hash, V: 'a + Copy + Send + Sync, S: BuildHasher + Default + Send]
         HashMap<K, V, S>, (&'a K, &'a V), |(key, value)| (*key, *value);
     impl[] String, &'a char, |c| *c;
 }
