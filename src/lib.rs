@@ -74,6 +74,7 @@
 //!   node-local memory) through hwloc. Needs libhwloc-dev and libudev-dev.
 
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_op_in_unsafe_fn, missing_docs)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
