@@ -4,7 +4,8 @@
 #
 #   scripts/install-deps.sh           # what the `numa` feature needs
 #   scripts/install-deps.sh mpi       # what examples-mpi/ needs
-#   scripts/install-deps.sh numa mpi  # both
+#   scripts/install-deps.sh cross     # what the AArch64 tests under qemu need
+#   scripts/install-deps.sh numa mpi  # both of the first two
 #
 # numa: the `numa` feature links hwloc through hwlocality, which needs
 # hwloc's headers and pkg-config file (libhwloc-dev) and libudev
@@ -14,6 +15,11 @@
 # finds MPI with `mpicc -show` or pkg-config and runs bindgen over mpi.h,
 # which loads libclang. Open MPI is the implementation it is built and
 # tested with on Debian 12 (openmpi-bin brings `mpirun`).
+#
+# cross: .ci/run links the tests for aarch64-unknown-linux-gnu with the
+# cross gcc and Debian's arm64 glibc (gcc-aarch64-linux-gnu,
+# libc6-dev-arm64-cross), and runs them under user-mode emulation
+# (`qemu-aarch64 -L /usr/aarch64-linux-gnu`, from qemu-user).
 set -euo pipefail
 
 sets=("$@")
@@ -24,8 +30,9 @@ for set in "${sets[@]}"; do
     case "$set" in
         numa) packages+=(libhwloc-dev libudev-dev pkg-config) ;;
         mpi) packages+=(libopenmpi-dev openmpi-bin libclang-dev pkg-config) ;;
+        cross) packages+=(qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
         *)
-            echo "install-deps: unknown set '$set' (expected: numa, mpi)" >&2
+            echo "install-deps: unknown set '$set' (expected: numa, mpi, cross)" >&2
             exit 2
             ;;
     esac

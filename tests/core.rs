@@ -538,6 +538,17 @@ fn the_best_micro_yield_and_every_available_one_run() {
         assert_eq!(has_tpause, tine::arch::x86::has_waitpkg());
         assert!(tine::arch::x86::tsc_ticks_per_microsecond().unwrap_or(1) > 0);
     }
+    #[cfg(target_arch = "aarch64")]
+    {
+        // YIELD is always offered; WFET exactly when the kernel reports
+        // FEAT_WFxT, with a deadline of at least one counter tick.
+        assert!(available.iter().any(|y| y.name() == "aarch64-yield"));
+        let has_wfet = available.iter().any(|y| y.name() == "aarch64-wfet");
+        assert_eq!(has_wfet, tine::arch::aarch64::has_wfxt());
+        if let Some(wfet) = tine::arch::aarch64::Wfet::detect() {
+            assert!(wfet.ticks() >= 1);
+        }
+    }
 }
 
 /// A user's own `ForkJoin`: forks by running every share on the caller,
