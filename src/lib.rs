@@ -86,6 +86,8 @@ mod error;
 #[cfg(feature = "numa")]
 pub mod numa;
 #[cfg(feature = "std")]
+mod nest;
+#[cfg(feature = "std")]
 pub mod par;
 #[cfg(feature = "std")]
 mod pool;
@@ -102,6 +104,11 @@ mod wait;
 struct ReadmeDoctests;
 
 pub use error::Error;
+#[cfg(all(feature = "std", loom))]
+#[doc(hidden)]
+pub use nest::model as nest_model;
+#[cfg(feature = "std")]
+pub use nest::{join, join_context, scope, FnContext, Scope};
 #[cfg(feature = "std")]
 pub use par::{current_num_threads, global, prelude};
 #[cfg(feature = "std")]

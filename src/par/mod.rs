@@ -92,7 +92,7 @@ mod consume;
 pub mod cutoff;
 pub mod drive;
 mod extend;
-mod global;
+pub(crate) mod global;
 mod iter;
 mod producer;
 mod settings;
