@@ -421,3 +421,31 @@ fn calls_from_outside_any_pool_use_the_global_pool() {
     });
     assert_eq!(count.load(Relaxed), 1);
 }
+
+#[test]
+fn idle_threads_take_promoted_branches() {
+    // Every thread of a 3-thread pool ends up running some branch: the
+    // promotion reaches the idle threads. Bounded: at most 5 s of tries.
+    let pool = tine::spawn(3);
+    let started = Instant::now();
+    let seen = std::sync::Mutex::new(std::collections::HashSet::new());
+    fn walk(depth: u32, seen: &std::sync::Mutex<std::collections::HashSet<std::thread::ThreadId>>) {
+        if depth == 0 {
+            seen.lock().unwrap().insert(std::thread::current().id());
+            std::hint::black_box(fib_serial(12));
+            return;
+        }
+        tine::join(|| walk(depth - 1, seen), || walk(depth - 1, seen));
+    }
+    // One region for all the rounds: a woken worker may take a few
+    // milliseconds to get a CPU on a loaded host.
+    pool.join(
+        || {
+            while seen.lock().unwrap().len() < 3 && started.elapsed() < Duration::from_secs(5) {
+                walk(10, &seen);
+            }
+        },
+        || (),
+    );
+    assert_eq!(seen.lock().unwrap().len(), 3);
+}

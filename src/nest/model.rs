@@ -104,9 +104,11 @@ pub fn doorbell_wakes_the_idle_thread() {
             if other_done.load(Ordering::Acquire) {
                 return;
             }
-            other_bell.wait(&waiter, || {
-                !other.is_empty() || other_done.load(Ordering::Relaxed)
-            });
+            other_bell.wait(
+                &waiter,
+                || !other.is_empty() || other_done.load(Ordering::Relaxed),
+                || {},
+            );
         }
     });
     let input = UnsafeCell::new(0);

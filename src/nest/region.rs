@@ -129,10 +129,15 @@ fn idle(worker: &Worker) {
             // only we fill them.
             return;
         }
+        // Ask before spinning, and again once announced: a request that
+        // a promotion consumed while the job was taken back before we saw
+        // it must not leave us parked with none outstanding.
         worker.ask_for_work();
-        nest.bell.wait(&nest.waiter, || {
-            nest.done.load(Ordering::Relaxed) || nest.has_work()
-        });
+        nest.bell.wait(
+            &nest.waiter,
+            || nest.done.load(Ordering::Relaxed) || nest.has_work(),
+            || worker.ask_for_work(),
+        );
     }
 }
 

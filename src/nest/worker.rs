@@ -143,6 +143,10 @@ impl Worker {
 
     #[cold]
     fn promote(&self) {
+        // Acquire fence: with the Relaxed load in `tick`, pairs with the
+        // asker's fence before its request (`Doorbell::wait`), so the ring
+        // below sees the asker's announcement.
+        crate::sync::fence(crate::sync::Ordering::Acquire);
         let slot = self.slot();
         slot.wanted.store(false, crate::sync::Ordering::Relaxed);
         let oldest = self.oldest.get();

@@ -61,7 +61,17 @@ impl Doorbell {
 
     /// Spins by `waiter` until `ready`, then parks once until a ring (or a
     /// spurious wake-up). Returns whether `ready` held; callers loop.
-    pub(crate) fn wait(&self, waiter: &Waiter, mut ready: impl FnMut() -> bool) -> bool {
+    ///
+    /// `announced` runs once this thread is announced and fenced, right
+    /// before its last check: a request made there (a store after the
+    /// fence) is seen only by a thread that will also see the announcement,
+    /// so whoever answers it by ringing wakes this thread.
+    pub(crate) fn wait(
+        &self,
+        waiter: &Waiter,
+        mut ready: impl FnMut() -> bool,
+        announced: impl FnOnce(),
+    ) -> bool {
         if waiter.spin(&mut ready) {
             return true;
         }
@@ -72,6 +82,7 @@ impl Doorbell {
         self.bell.sleepers.fetch_add(1, Ordering::Relaxed);
         // Dekker: pairs with the fast fence in `ring`.
         let fenced = self.backend.slow_fence();
+        announced();
         // Acquire: pairs with the Release bump in `wake`.
         let epoch = self.bell.epoch.load(Ordering::Acquire);
         let ready_now = ready();
