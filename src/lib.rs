@@ -83,10 +83,10 @@ extern crate std;
 // Layers, top to bottom; each imports only the ones below it.
 pub mod arch;
 mod error;
-#[cfg(feature = "numa")]
-pub mod numa;
 #[cfg(feature = "std")]
 mod nest;
+#[cfg(feature = "numa")]
+pub mod numa;
 #[cfg(feature = "std")]
 pub mod par;
 #[cfg(feature = "std")]

@@ -14,7 +14,9 @@ pub(crate) use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsiz
 pub(crate) use core::sync::atomic::fence;
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+pub(crate) use loom::sync::atomic::{
+    fence, AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering,
+};
 
 /// The mutex and condition variable of the parking backend used where there
 /// is no futex; under loom, they mock the futex.

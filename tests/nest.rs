@@ -220,9 +220,13 @@ fn scope_runs_every_task_before_it_returns() {
         tine::scope(|s| {
             s.spawn(|_| {
                 let (a, b) = tine::join(
-                    || tine::scope(|s| s.spawn(|_| {
-                        total.fetch_add(1, Relaxed);
-                    })),
+                    || {
+                        tine::scope(|s| {
+                            s.spawn(|_| {
+                                total.fetch_add(1, Relaxed);
+                            })
+                        })
+                    },
                     || 2,
                 );
                 let ((), two) = (a, b);
@@ -322,7 +326,8 @@ fn par_iter_inside_join_and_join_inside_par_iter_match_serial() {
             assert_eq!(fibs, serial);
             // join inside a top-level par_iter closure (a plain fork: the
             // joins run inline).
-            let top: Vec<u64> = pool.install(|| (0..40u64).into_par_iter().map(|n| fib(n % 16)).collect());
+            let top: Vec<u64> =
+                pool.install(|| (0..40u64).into_par_iter().map(|n| fib(n % 16)).collect());
             assert_eq!(top, serial);
             // A for_n inside a scope task, with every index once.
             let hits: Vec<AtomicUsize> = (0..1000).map(|_| AtomicUsize::new(0)).collect();
@@ -360,7 +365,10 @@ fn joins_inside_another_pools_install_use_that_pool() {
     let outer = tine::spawn(2);
     let inner = tine::spawn(3);
     let value = outer.install(|| {
-        tine::join(|| inner.install(|| fib(15)), || inner.join(|| fib(10), || fib(11)))
+        tine::join(
+            || inner.install(|| fib(15)),
+            || inner.join(|| fib(10), || fib(11)),
+        )
     });
     assert_eq!(value, (610, (55, 89)));
     assert_eq!(inner.install(tine::current_num_threads), 3);

@@ -192,7 +192,9 @@ impl Nest {
     /// by `waiter`.
     pub(crate) fn new(threads: usize, waiter: Waiter) -> Self {
         Nest {
-            slots: (0..threads).map(|_| CachePadded::new(Slot::new())).collect(),
+            slots: (0..threads)
+                .map(|_| CachePadded::new(Slot::new()))
+                .collect(),
             done: CachePadded::new(AtomicBool::new(false)),
             bell: Doorbell::new(),
             waiter,

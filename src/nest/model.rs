@@ -11,7 +11,7 @@
 use super::job::{run, Header, StackJob};
 use super::Slot;
 use crate::sync::{AtomicBool, Ordering, UnsafeCell};
-use crate::wait::{Doorbell, Waiter, WaitPolicy};
+use crate::wait::{Doorbell, WaitPolicy, Waiter};
 use loom::sync::Arc;
 use loom::thread;
 

@@ -67,10 +67,12 @@ pub(crate) fn enter<R>(team: &Team, nest: &Nest, root: impl FnOnce(&Worker) -> R
             nest.finish();
             if let Ok(Some(value)) = result {
                 // SAFETY: as above.
-                cell.result.with_mut(|slot| unsafe { *slot = Some(Ok(value)) });
+                cell.result
+                    .with_mut(|slot| unsafe { *slot = Some(Ok(value)) });
             } else if let Err(payload) = result {
                 // SAFETY: as above.
-                cell.result.with_mut(|slot| unsafe { *slot = Some(Err(payload)) });
+                cell.result
+                    .with_mut(|slot| unsafe { *slot = Some(Err(payload)) });
             }
         };
         if team.fork_spread::<&Team>(&[], || nest.reset(), &share) {

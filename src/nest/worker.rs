@@ -194,9 +194,9 @@ impl Worker {
     /// slot, until there are none: before it leaves a region.
     pub(crate) fn drain(&self) {
         loop {
-            let job = self.pop_newest_heap().or_else(|| {
-                self.region.then(|| self.slot().claim()).flatten()
-            });
+            let job = self
+                .pop_newest_heap()
+                .or_else(|| self.region.then(|| self.slot().claim()).flatten());
             match job {
                 // SAFETY: claimed (popped from our list, or won from our slot).
                 Some(job) => unsafe { run(job) },
