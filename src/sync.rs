@@ -7,7 +7,11 @@
 //! starting it near `u32::MAX` (`Team::with_generation`).
 
 #[cfg(not(loom))]
-pub(crate) use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+pub(crate) use core::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+
+/// Job pointers of nested fork-join (`nest/`), which needs `std`.
+#[cfg(all(feature = "std", not(loom)))]
+pub(crate) use core::sync::atomic::AtomicPtr;
 
 /// Fences appear only in the parking handshakes, which need `std`.
 #[cfg(all(feature = "std", not(loom)))]

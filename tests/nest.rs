@@ -50,7 +50,7 @@ fn sum(node: &Node) -> u64 {
 }
 
 fn pools() -> Vec<ThreadPool> {
-    (1..=4).map(|threads| tine::spawn(threads)).collect()
+    (1..=4).map(tine::spawn).collect()
 }
 
 #[test]

@@ -12,6 +12,9 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 type Payload = Box<dyn Any + Send + 'static>;
 
+/// What a scope's marker stands for: invariant in `'scope`, `Send + Sync`.
+type ScopeMarker<'scope> = PhantomData<Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>>;
+
 /// The tasks of one [`scope`] call: spawn more with [`Scope::spawn`].
 ///
 /// Like rayon's, a scope's tasks may borrow anything that outlives the
@@ -25,7 +28,7 @@ pub struct Scope<'scope> {
     /// The first panic of a spawned task (a boxed payload), or null.
     panic: AtomicPtr<Payload>,
     /// Invariant in `'scope`, and `Send + Sync`, as rayon's.
-    marker: PhantomData<Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>>,
+    marker: ScopeMarker<'scope>,
 }
 
 impl core::fmt::Debug for Scope<'_> {
