@@ -108,9 +108,11 @@ impl<F: FnOnce(bool) -> R, R> StackJob<F, R> {
         }
     }
 
-    /// The header, for the pending list and the slot.
+    /// The header, for the pending list and the slot. Derived from the
+    /// whole job (`repr(C)`, header first), so a runner may reach the other
+    /// fields through it.
     pub(crate) fn header(&self) -> *const Header {
-        &self.header
+        (self as *const Self).cast::<Header>()
     }
 
     /// Runs the closure on the joiner's own thread (never promoted, or

@@ -62,6 +62,13 @@
 //!   pairing with the idle loop's Acquire) only after the root and its
 //!   leftover jobs have finished. Idle threads leave only on `done`, so the
 //!   team's join ends the region.
+//! - A request (`wanted`) is cleared only by a promotion or when the slot
+//!   already holds a job. An idle thread asks before it spins and again
+//!   once announced on the doorbell, after its fence; the promoter's
+//!   Acquire fence pairs with that fence, so the promotion answering the
+//!   request sees the announcement and rings. So a parked idle thread
+//!   always has a request outstanding, even when the job that answered its
+//!   previous one was taken back before it looked.
 //! - Waits for a latch or a scope never park: they run jobs, spin and yield,
 //!   so no cycle of waiting threads can form, however deep the nesting.
 //!   Only idle threads park, on the doorbell, with the Dekker handshake of

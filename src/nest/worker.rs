@@ -148,10 +148,14 @@ impl Worker {
         // below sees the asker's announcement.
         crate::sync::fence(crate::sync::Ordering::Acquire);
         let slot = self.slot();
-        slot.wanted.store(false, crate::sync::Ordering::Relaxed);
         let oldest = self.oldest.get();
+        if oldest.is_null() {
+            // Nothing to give yet: keep the request for the next join.
+            return;
+        }
+        slot.wanted.store(false, crate::sync::Ordering::Relaxed);
         // A job already waits in the slot: the asker can take that one.
-        if oldest.is_null() || !slot.is_empty() {
+        if !slot.is_empty() {
             return;
         }
         self.unlink(oldest);
