@@ -457,3 +457,19 @@ fn idle_threads_take_promoted_branches() {
     );
     assert_eq!(seen.lock().unwrap().len(), 3);
 }
+
+#[test]
+fn branches_see_their_pools_thread_count() {
+    for pool in pools() {
+        let threads = pool.threads();
+        let (a, b) = pool.join(tine::current_num_threads, tine::current_num_threads);
+        assert_eq!((a, b), (threads, threads));
+        let mut seen = vec![0; 8];
+        pool.scope(|s| {
+            for slot in seen.iter_mut() {
+                s.spawn(move |_| *slot = tine::current_num_threads());
+            }
+        });
+        assert!(seen.iter().all(|&n| n == threads), "{seen:?}");
+    }
+}
