@@ -4,6 +4,8 @@
 //! recursion on threads with a stack of known size.
 #![cfg(not(loom))]
 
+mod support;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -109,6 +111,7 @@ fn closures_borrow_the_callers_stack_mutably() {
 
 #[test]
 fn a_panic_on_either_side_resumes_after_both_finished() {
+    support::serialize_panic_output();
     for pool in pools() {
         for side in 0..3 {
             let other_ran = AtomicUsize::new(0);
@@ -143,6 +146,7 @@ fn a_panic_on_either_side_resumes_after_both_finished() {
 
 #[test]
 fn nested_panics_deep_in_the_tree_reach_the_caller() {
+    support::serialize_panic_output();
     let pool = tine::spawn(4);
     fn boom(depth: u32) -> u32 {
         if depth == 0 {
@@ -239,6 +243,7 @@ fn scope_runs_every_task_before_it_returns() {
 
 #[test]
 fn a_panic_in_a_spawned_task_or_the_scope_resumes_after_all_finished() {
+    support::serialize_panic_output();
     for pool in pools() {
         let finished = AtomicUsize::new(0);
         let caught = catch_unwind(AssertUnwindSafe(|| {
@@ -275,7 +280,7 @@ fn a_panic_in_a_spawned_task_or_the_scope_resumes_after_all_finished() {
 #[test]
 fn concurrent_callers_from_several_threads_all_get_right_answers() {
     let pool = tine::spawn(3);
-    std::thread::scope(|threads| {
+    support::scope(|threads| {
         for t in 0..4 {
             let pool = &pool;
             threads.spawn(move || {
@@ -394,17 +399,16 @@ fn deep_recursion_fits_the_stack_of_the_serial_recursion() {
             .stack_size(STACK)
             .build()
             .unwrap();
-        let pool = &pool;
-        std::thread::scope(|s| {
-            std::thread::Builder::new()
-                .stack_size(STACK)
-                .spawn_scoped(s, move || {
-                    assert_eq!(pool.install(|| chain(10_000)), 10_000);
-                })
-                .unwrap()
-                .join()
-                .unwrap();
-        });
+        let pool = std::sync::Arc::new(pool);
+        let caller = std::sync::Arc::clone(&pool);
+        // Joined with `pthread_join`, which ThreadSanitizer sees.
+        let depth = std::thread::Builder::new()
+            .stack_size(STACK)
+            .spawn(move || caller.install(|| chain(10_000)))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(depth, 10_000);
     }
 }
 
@@ -419,7 +423,7 @@ fn calls_from_outside_any_pool_use_the_global_pool() {
     // A scope handed to a thread outside any pool: its task runs there.
     let count = AtomicUsize::new(0);
     tine::scope(|s| {
-        std::thread::scope(|threads| {
+        support::scope(|threads| {
             threads.spawn(|| {
                 s.spawn(|_| {
                     count.fetch_add(1, Relaxed);
