@@ -146,8 +146,17 @@ fn idle(worker: &Worker) {
 /// Runs `f` with a worker of the pool a call on this thread belongs to:
 /// the pool `install`ed at this level of nesting, else the region this
 /// thread runs in, else the installed or global pool (entering a region).
+#[inline]
 pub(super) fn on_current_pool<R>(f: impl FnOnce(&Worker) -> R) -> R {
     let worker = Worker::current();
+    if let Some(worker) = worker {
+        // The common case inside a region: no `install`, or one of this
+        // very pool, wherever it was made.
+        let nest = worker.nest();
+        if crate::par::global::installed_is_none_or(|pool| core::ptr::eq(pool.nest(), nest)) {
+            return f(worker);
+        }
+    }
     crate::par::global::with_installed_here(|here| match (here, worker) {
         (Some(pool), Some(worker)) if worker.belongs_to(pool.nest()) => f(worker),
         (Some(pool), _) => enter_pool(pool, f),

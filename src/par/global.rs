@@ -105,6 +105,16 @@ pub(crate) fn with_current_pool<R>(f: impl FnOnce(&ThreadPool) -> R) -> R {
     }
 }
 
+/// Whether the pool `install` made current on this thread, if any, is
+/// `pool` (or none is): one thread-local read, for the `join` fast path.
+pub(crate) fn installed_is_none_or(pool: impl FnOnce(&ThreadPool) -> bool) -> bool {
+    match CURRENT.with(Cell::get) {
+        None => true,
+        // SAFETY: as in `with_current_pool`.
+        Some((installed, _)) => pool(unsafe { installed.as_ref() }),
+    }
+}
+
 /// Runs `f` with the pool an `install` made current at this level of
 /// fork nesting (as [`current_num_threads`] reads it), if any.
 pub(crate) fn with_installed_here<R>(f: impl FnOnce(Option<&ThreadPool>) -> R) -> R {
