@@ -143,12 +143,10 @@ impl Slot {
             return None;
         }
         // Acquire: pairs with the Release store in `offer`.
-        let taken = self.shared.compare_exchange(
-            job,
-            core::ptr::null_mut(),
-            Ordering::Acquire,
-            Ordering::Relaxed,
-        );
+        let (won, lost) = (Ordering::Acquire, Ordering::Relaxed);
+        let taken = self
+            .shared
+            .compare_exchange(job, core::ptr::null_mut(), won, lost);
         taken.ok().map(|job| job.cast_const())
     }
 
