@@ -36,6 +36,15 @@ pub enum ParCall {
     SkipTake { plan: Plan, skip: usize },
     /// `partition` into two `Vec`s, in input order.
     Partition(Plan),
+    /// `tine::join` halving `0..n` down to `grain` positions, on the pool
+    /// through `install`.
+    Join { grain: usize },
+    /// `pool.scope`, each task halving its range and spawning the halves
+    /// down to `grain` positions.
+    Scope { grain: usize },
+    /// `pool.join` of two parallel-iterator calls, the first with a `join`
+    /// inside each item.
+    JoinPar(Plan),
 }
 
 impl ParCall {
@@ -50,7 +59,7 @@ impl ParCall {
                 min: usize::from(argument / 3),
             },
         };
-        match kind % 9 {
+        match kind % 12 {
             0 => ParCall::ForEach(plan),
             1 => ParCall::Sum(plan),
             2 => ParCall::Collect {
@@ -70,7 +79,14 @@ impl ParCall {
                 plan,
                 skip: usize::from(argument) * 9,
             },
-            _ => ParCall::Partition(plan),
+            8 => ParCall::Partition(plan),
+            9 => ParCall::Join {
+                grain: 1 + usize::from(argument % 64),
+            },
+            10 => ParCall::Scope {
+                grain: 1 + usize::from(argument % 64),
+            },
+            _ => ParCall::JoinPar(plan),
         }
     }
 
@@ -87,6 +103,19 @@ impl ParCall {
             i
         };
         match self {
+            ParCall::Join { grain } => pool.install(|| halves(0, n, grain, visit)),
+            ParCall::Scope { grain } => pool.scope(|s| spawn_halves(s, 0, n, grain, visit)),
+            ParCall::JoinPar(plan) => {
+                let middle = n / 2;
+                pool.join(
+                    || {
+                        (0..middle).into_par_iter().schedule(plan).for_each(|i| {
+                            tine::join(|| visit(i), || ());
+                        })
+                    },
+                    || (middle..n).into_par_iter().schedule(plan).for_each(visit),
+                );
+            }
             ParCall::ForEach(plan) => (0..n)
                 .into_par_iter()
                 .with_pool(pool)
@@ -226,4 +255,32 @@ impl Drop for Item<'_> {
     fn drop(&mut self) {
         self.drops.fetch_add(1, Relaxed);
     }
+}
+
+/// Visits `begin..end` through nested `join`s, `grain` positions a leaf.
+fn halves(begin: usize, end: usize, grain: usize, visit: &(dyn Fn(usize) + Sync)) {
+    if end - begin <= grain {
+        return (begin..end).for_each(visit);
+    }
+    let middle = begin + (end - begin) / 2;
+    tine::join(
+        || halves(begin, middle, grain, visit),
+        || halves(middle, end, grain, visit),
+    );
+}
+
+/// Visits `begin..end` through scope tasks that spawn their halves.
+fn spawn_halves<'s>(
+    s: &tine::Scope<'s>,
+    begin: usize,
+    end: usize,
+    grain: usize,
+    visit: &'s (dyn Fn(usize) + Sync),
+) {
+    if end - begin <= grain {
+        return (begin..end).for_each(visit);
+    }
+    let middle = begin + (end - begin) / 2;
+    s.spawn(move |s| spawn_halves(s, begin, middle, grain, visit));
+    s.spawn(move |s| spawn_halves(s, middle, end, grain, visit));
 }

@@ -43,6 +43,10 @@
 //! - [`par`] and [`stream`] (feature `std`): the rayon-compatible parallel
 //!   iterators (one fork per call, behind [`prelude`]), and ordered
 //!   streaming of records in adaptive batches.
+//! - `nest/` (feature `std`): [`join`], [`join_context`] and [`scope`],
+//!   nested fork-join on a pool's own threads (one fork per region, jobs
+//!   promoted on demand to per-thread slots, no lock). Its invariants are
+//!   stated at the top of `nest/mod.rs`.
 //! - `pool/` (feature `std`): [`ThreadPool`] and its [`Builder`], which
 //!   spawn a team's workers.
 //! - `schedule/`: [`ForkJoin`], the one fork primitive every pool type
@@ -64,7 +68,9 @@
 //! - A panic in any share is caught (with `std`), the fork still joins, and
 //!   the first payload resumes on the caller. The pool stays usable.
 //! - A call from inside a task runs inline on the calling thread rather than
-//!   deadlock; calls from several threads are serialized.
+//!   deadlock (inside a [`join`] or [`scope`], a call on the same pool runs
+//!   on the region's threads instead); calls from several threads are
+//!   serialized.
 //! - Bad arguments and OS refusals come back as [`Error`], never a panic.
 //!
 //! ## Features
@@ -84,6 +90,8 @@ extern crate std;
 // Layers, top to bottom; each imports only the ones below it.
 pub mod arch;
 mod error;
+#[cfg(feature = "std")]
+mod nest;
 #[cfg(feature = "numa")]
 pub mod numa;
 #[cfg(feature = "std")]
@@ -103,6 +111,11 @@ mod wait;
 struct ReadmeDoctests;
 
 pub use error::Error;
+#[cfg(all(feature = "std", loom))]
+#[doc(hidden)]
+pub use nest::model as nest_model;
+#[cfg(feature = "std")]
+pub use nest::{join, join_context, scope, FnContext, Scope};
 #[cfg(feature = "std")]
 pub use par::{current_num_threads, global, prelude};
 #[cfg(feature = "std")]

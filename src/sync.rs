@@ -9,12 +9,18 @@
 #[cfg(not(loom))]
 pub(crate) use core::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
+/// Job pointers of nested fork-join (`nest/`), which needs `std`.
+#[cfg(all(feature = "std", not(loom)))]
+pub(crate) use core::sync::atomic::AtomicPtr;
+
 /// Fences appear only in the parking handshakes, which need `std`.
 #[cfg(all(feature = "std", not(loom)))]
 pub(crate) use core::sync::atomic::fence;
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicUsize, Ordering};
+pub(crate) use loom::sync::atomic::{
+    fence, AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering,
+};
 
 /// The mutex and condition variable of the parking backend used where there
 /// is no futex; under loom, they mock the futex.

@@ -327,3 +327,25 @@ fn a_losing_panic_is_dropped_after_the_hand_back() {
         },
     );
 }
+
+/// Nested fork-join (`src/nest/model.rs`): the owner promotes a job and a
+/// thief races to claim it; the owner takes it back or waits for its latch.
+/// The job's input and result cross threads only through the handshake.
+#[test]
+fn a_promoted_job_is_run_once_by_its_owner_or_a_thief() {
+    loom::model(tine::nest_model::promote_claim_take_back);
+}
+
+/// Two thieves race for one promoted job: exactly one runs it, or the owner
+/// takes it back.
+#[test]
+fn two_thieves_never_run_one_job_twice() {
+    loom::model(tine::nest_model::two_thieves);
+}
+
+/// An idle thread parked on the doorbell is woken by the promotion or by
+/// the region's end, never left asleep.
+#[test]
+fn the_doorbell_never_loses_a_ring() {
+    loom::model(tine::nest_model::doorbell_wakes_the_idle_thread);
+}

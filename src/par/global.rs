@@ -19,7 +19,7 @@ static GLOBAL: OnceLock<ThreadPool> = OnceLock::new();
 
 /// A pool `install` made current, and the fork frame it was made in
 /// ([`crate::team::innermost_frame_id`]).
-type Installed = Option<(NonNull<dyn ForkJoin>, usize)>;
+type Installed = Option<(NonNull<ThreadPool>, usize)>;
 
 std::thread_local! {
     /// The pool `install` made current on this thread, if any.
@@ -91,6 +91,12 @@ pub fn current_num_threads() -> usize {
 
 /// Runs `f` with the pool a call on this thread uses by default.
 pub(crate) fn with_current<R>(f: impl FnOnce(&dyn ForkJoin) -> R) -> R {
+    with_current_pool(|pool| f(pool))
+}
+
+/// Runs `f` with the pool `install` made current on this thread, else the
+/// global pool.
+pub(crate) fn with_current_pool<R>(f: impl FnOnce(&ThreadPool) -> R) -> R {
     match CURRENT.with(Cell::get) {
         // SAFETY: set by `install`, whose frame borrows the pool and is
         // still live (it puts the previous value back before returning).
@@ -99,8 +105,30 @@ pub(crate) fn with_current<R>(f: impl FnOnce(&dyn ForkJoin) -> R) -> R {
     }
 }
 
+/// Whether the pool `install` made current on this thread, if any, is
+/// `pool` (or none is): one thread-local read, for the `join` fast path.
+pub(crate) fn installed_is_none_or(pool: impl FnOnce(&ThreadPool) -> bool) -> bool {
+    match CURRENT.with(Cell::get) {
+        None => true,
+        // SAFETY: as in `with_current_pool`.
+        Some((installed, _)) => pool(unsafe { installed.as_ref() }),
+    }
+}
+
+/// Runs `f` with the pool an `install` made current at this level of
+/// fork nesting (as [`current_num_threads`] reads it), if any.
+pub(crate) fn with_installed_here<R>(f: impl FnOnce(Option<&ThreadPool>) -> R) -> R {
+    match CURRENT.with(Cell::get) {
+        Some((pool, frame)) if frame == crate::team::innermost_frame_id() => {
+            // SAFETY: as in `with_current_pool`.
+            f(Some(unsafe { pool.as_ref() }))
+        }
+        _ => f(None),
+    }
+}
+
 /// Runs `f` with `pool` as this thread's current pool.
-pub(crate) fn install<R>(pool: &dyn ForkJoin, f: impl FnOnce() -> R) -> R {
+pub(crate) fn install<R>(pool: &ThreadPool, f: impl FnOnce() -> R) -> R {
     /// Puts the previous current pool back, on every way out.
     struct Restore(Installed);
     impl Drop for Restore {
@@ -110,7 +138,7 @@ pub(crate) fn install<R>(pool: &dyn ForkJoin, f: impl FnOnce() -> R) -> R {
     }
     // SAFETY: only the lifetime is erased; `Restore` takes the pointer out
     // of the thread-local before `pool`'s borrow ends.
-    let pool: &'static dyn ForkJoin = unsafe { core::mem::transmute(pool) };
+    let pool: &'static ThreadPool = unsafe { core::mem::transmute(pool) };
     let installed = (NonNull::from(pool), crate::team::innermost_frame_id());
     let _restore = Restore(CURRENT.with(|current| current.replace(Some(installed))));
     f()

@@ -40,7 +40,10 @@
 //! [`ParallelIterator::with_pool`], else on the pool that
 //! [`crate::ThreadPool::install`] made current on this thread, else on the
 //! global pool ([`crate::global`], sized by `TINE_NUM_THREADS`). A call
-//! made from inside a task of any tine fork runs inline on its thread, as
+//! made inside a [`crate::join`] or [`crate::scope`] on its pool (in a
+//! branch, a spawned task, or an item of such a call) splits its threads'
+//! shares through `join`, so the region's idle threads take them. A call
+//! made from inside a task of a plain fork runs inline on its thread, as
 //! every nested call does.
 //!
 //! **Panics and early stop.** A panic in any item reaches the caller with
@@ -70,9 +73,10 @@
 //! | `pool.install(\|\| ..)`, `rayon::current_num_threads()` | `pool.install(\|\| ..)`, `tine::current_num_threads()` |
 //! | `RAYON_NUM_THREADS` | `TINE_NUM_THREADS` |
 //! | — | `.schedule(Schedule::Dynamic { grain })`, `.schedule(Schedule::Guided { min })`, `.with_pool(&pool)` |
-//! | `rayon::join`, `rayon::scope`, `rayon::spawn` | not offered: tine runs one fork per call and has no task queue to put a spawned task on; use `pool.for_threads` for a fixed set of parallel jobs |
+//! | `rayon::join`, `rayon::join_context`, `rayon::scope`, `pool.join`, `pool.scope` | same: [`crate::join`], [`crate::join_context`], [`crate::scope`], [`crate::ThreadPool::join`], [`crate::ThreadPool::scope`], on the pool's own threads |
+//! | `rayon::spawn` (detached, `'static`) | not offered: `tine::spawn` spawns a pool (fork_union's name), and every tine call joins before it returns; spawn into a `scope` |
 //! | `iter.par_bridge()` | `pool.map_ordered(iter, f)`: ordered, in adaptive batches, one fork per window (`crate::stream`) |
-//! | `par_sort`, `par_sort_by`, `par_sort_by_key`, `par_sort_by_cached_key`, `par_sort_unstable`, `par_sort_unstable_by`, `par_sort_unstable_by_key` | same ([`ParallelSliceMut`]): a parallel merge sort (stable) and a parallel quicksort (unstable) on `join`; until tine offers `join`, the splits run one after the other |
+//! | `par_sort`, `par_sort_by`, `par_sort_by_key`, `par_sort_by_cached_key`, `par_sort_unstable`, `par_sort_unstable_by`, `par_sort_unstable_by_key` | same ([`ParallelSliceMut`]): a parallel merge sort (stable) and a parallel quicksort (unstable) on [`crate::join`] |
 //!
 //! # Coming from OpenMP
 //!
@@ -92,7 +96,7 @@ mod consume;
 pub mod cutoff;
 pub mod drive;
 mod extend;
-mod global;
+pub(crate) mod global;
 mod iter;
 mod producer;
 mod settings;

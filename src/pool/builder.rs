@@ -3,6 +3,7 @@
 use super::spawn::{spawn_worker_thread, WorkerSetup};
 use super::ThreadPool;
 use crate::error::Error;
+use crate::nest::Nest;
 use crate::schedule::Partials;
 use crate::team::{Slots, Team};
 use crate::wait::{WaitPolicy, Waiter};
@@ -189,6 +190,7 @@ impl Builder {
             team,
             workers: Vec::with_capacity(workers),
             partials: Partials::new(self.threads),
+            nest: Nest::new(self.threads, waiter),
             #[cfg(feature = "numa")]
             caller_pin: None,
         };

@@ -13,6 +13,7 @@ pub use builder::Builder;
 pub(crate) use spawn::{spawn_worker_thread, WorkerSetup};
 
 use crate::error::Error;
+use crate::nest::Nest;
 use crate::schedule::{forward_fork_join, ForkJoin, Partials};
 use crate::team::{Share, Team};
 use std::sync::Arc;
@@ -50,6 +51,8 @@ pub struct ThreadPool {
     workers: Vec<JoinHandle<()>>,
     /// Slots for the partial results of parallel-iterator calls.
     partials: Partials,
+    /// The state of `join` and `scope` regions on this pool's team.
+    nest: Nest,
     /// Puts the caller's affinity back after the workers are joined (fields
     /// drop after `Drop::drop`).
     #[cfg(feature = "numa")]
@@ -102,6 +105,53 @@ impl ThreadPool {
     pub fn sleep(&self, microseconds: u64) {
         self.team.sleep(microseconds);
     }
+
+    /// [`crate::join`] on this pool: `self.install(|| tine::join(a, b))`.
+    ///
+    /// ```
+    /// let pool = tine::spawn(2);
+    /// let (a, b) = pool.join(|| 1 + 1, || 2 + 2);
+    /// assert_eq!((a, b), (2, 4));
+    /// ```
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        self.install(|| crate::nest::join(a, b))
+    }
+
+    /// [`crate::scope`] on this pool: `self.install(|| tine::scope(op))`.
+    ///
+    /// ```
+    /// let pool = tine::spawn(3);
+    /// let mut halves = [0u32; 2];
+    /// let (low, high) = halves.split_at_mut(1);
+    /// pool.scope(|s| {
+    ///     s.spawn(|_| low[0] = (1..=50).sum());
+    ///     s.spawn(|_| high[0] = (51..=100).sum());
+    /// });
+    /// assert_eq!(halves[0] + halves[1], 5050);
+    /// ```
+    pub fn scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&crate::nest::Scope<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.install(|| crate::nest::scope(op))
+    }
+
+    /// The pool's team.
+    pub(crate) fn team(&self) -> &Team {
+        &self.team
+    }
+
+    /// The pool's nested-parallelism state.
+    pub(crate) fn nest(&self) -> &Nest {
+        &self.nest
+    }
 }
 
 impl Drop for ThreadPool {
@@ -126,7 +176,14 @@ unsafe impl ForkJoin for ThreadPool {
 
     #[inline]
     fn fork_join(&self, share: &Share<'_>) {
-        self.team.fork(share);
+        if self.team.threads() == 1 {
+            return share(0, 0);
+        }
+        // The team's fork, and where the team is busy, a region's joins
+        // (from inside a region of this team) or the inline run.
+        if !self.team.fork_spread::<&Team>(&[], || {}, share) {
+            crate::nest::busy_fork(&self.nest, self.team.threads(), share);
+        }
     }
 
     fn partials(&self) -> Option<&Partials> {

@@ -74,7 +74,11 @@ use crate::arch::Yielder;
 use core::time::Duration;
 
 #[cfg(feature = "std")]
+mod doorbell;
+#[cfg(feature = "std")]
 mod parking;
+#[cfg(feature = "std")]
+pub(crate) use doorbell::Doorbell;
 #[cfg(feature = "std")]
 pub(crate) use parking::Parking;
 

@@ -161,6 +161,40 @@ macro_rules! port {
             ];
 
             let extras = vec![
+                // join, join_context and scope: rayon's signatures.
+                {
+                    fn halves(s: &[i64]) -> i64 {
+                        if s.len() <= 8 {
+                            return s.iter().sum();
+                        }
+                        let (left, right) = s.split_at(s.len() / 2);
+                        let (a, b) = $krate::join(|| halves(left), || halves(right));
+                        a + b
+                    }
+                    halves(&v)
+                },
+                {
+                    let mut parts = vec![0i64; 4];
+                    let chunk = v.len().div_ceil(4).max(1);
+                    $krate::scope(|s| {
+                        for (part, piece) in parts.iter_mut().zip(v.chunks(chunk)) {
+                            s.spawn(move |_| *part = piece.iter().sum());
+                        }
+                    });
+                    parts.iter().sum::<i64>()
+                },
+                {
+                    let (a, b) = $krate::join_context(
+                        // rayon says "migrated" for a call from outside its
+                        // pool (moved onto a worker); tine runs it here.
+                        |ctx| {
+                            let _ = ctx.migrated();
+                            v.len() as i64
+                        },
+                        |_| v.par_iter().sum::<i64>(),
+                    );
+                    a + b
+                },
                 v.par_iter()
                     .map_with(5i64, |five, &x| x * *five)
                     .sum::<i64>(),

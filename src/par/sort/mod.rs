@@ -61,22 +61,11 @@ pub(super) const LEAF: usize = 4096;
 /// split assume at least this many elements.
 const MIN_LEAF: usize = 8;
 
-/// Runs both closures and returns both results: `a` then `b`, on the
-/// calling thread. It stands in for the nested-parallelism `join` (rayon's
-/// signature, possibly running `b` on another thread, concurrently with
-/// `a`); everything in this module is written to be correct under that, and
-/// the unit tests swap in a `join` that runs `b` on a thread of its own.
-// TODO(nest): use crate::join (in place of this fn and of the cfg(test) use below)
+/// The splits run under tine's nested fork-join: `b` may run on another
+/// thread of the region, concurrently with `a`. The unit tests swap in a
+/// `join` that always runs `b` on a thread of its own.
 #[cfg(not(test))]
-fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    (a(), b())
-}
+use crate::join;
 #[cfg(test)]
 use tests::join;
 

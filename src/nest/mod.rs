@@ -1,0 +1,213 @@
+//! Nested fork-join on a pool's own threads: [`join`], [`join_context`] and
+//! [`scope`], rayon's primitives, scheduled by demand-driven promotion
+//! (after heartbeat scheduling: a fork point costs about a function call
+//! until an idle thread asks for work).
+//!
+//! # Regions
+//!
+//! A call from outside a region takes the whole team with one fork
+//! (`region.rs`): thread 0, the caller, runs the root closure; every other
+//! thread of the team runs the idle loop until the root has finished. Each
+//! thread of a region has a [`Worker`](worker::Worker) on its stack, which a
+//! thread-local points to while the region runs; calls made inside find it
+//! there. If the team is busy (a call from inside a plain fork's task, or
+//! another caller's region), the root runs on the calling thread alone,
+//! with a worker that has no slots: every `join` then runs both sides
+//! inline.
+//!
+//! # State (per pool, allocated when the pool is built: [`Nest`])
+//!
+//! One cache-padded [`Slot`] per team thread: `shared` (a promoted job
+//! others may take, or null) and `wanted` (an idle thread asks the owner to
+//! promote). Beside them, `done` (the region's root has finished) and a
+//! [`Doorbell`] on which idle threads park.
+//!
+//! # One join (`join.rs`)
+//!
+//! 1. The joiner puts B in a job on its own stack frame and pushes it on
+//!    its worker's pending list (owner-only, intrusive, no atomics).
+//! 2. It loads its own `wanted` (Relaxed). If set, it promotes the OLDEST
+//!    pending job: unlinks it and stores it in its `shared` slot (Release),
+//!    then rings the doorbell.
+//! 3. It runs A under `catch_unwind`.
+//! 4. If B was never promoted, it unlinks B and runs it inline. If it was,
+//!    it tries to take it back: a compare-exchange of `shared` from B to
+//!    null. If that fails, a thief claimed B, and the joiner waits for B's
+//!    latch, running its own spawned jobs and stealing promoted ones
+//!    meanwhile (never parking).
+//! 5. A's panic, else B's, resumes once both sides have finished.
+//!
+//! # Invariants
+//!
+//! - Only a slot's owner stores a non-null job in it, and only when it is
+//!   null; thieves (and the owner) take a job out with a compare-exchange
+//!   to null (Acquire, pairing with the promotion's Release store), so every
+//!   promoted job is run exactly once, by whoever wins the exchange.
+//! - A stack job stays in its joiner's frame until the joiner has taken it
+//!   back or seen its latch (Acquire, pairing with the runner's Release
+//!   store). The latch store is the runner's last touch of the job, made
+//!   through a raw pointer from a function holding no reference into the
+//!   job, so the joiner may free the frame the moment it sees it.
+//! - When a join ends, its owner's slot holds that join's job or a job of
+//!   an outer frame or nothing: jobs promoted inside A belong to joins that
+//!   have ended. So the take-back compare-exchange fails exactly when B was
+//!   claimed.
+//! - Spawned jobs (`scope.rs`) are boxed; a scope counts them and waits for
+//!   the count to reach zero (Acquire, pairing with each job's Release
+//!   decrement, its last touch of the scope). A thread drains its own
+//!   pending spawned jobs and its own slot before it leaves a region, so
+//!   every slot is null when a region ends.
+//! - `done` is reset before the region's fork is published (the team's
+//!   Release/Acquire generation orders it) and set by thread 0 (Release,
+//!   pairing with the idle loop's Acquire) only after the root and its
+//!   leftover jobs have finished. Idle threads leave only on `done`, so the
+//!   team's join ends the region.
+//! - A request (`wanted`) is cleared only by a promotion or when the slot
+//!   already holds a job. An idle thread asks before it spins and again
+//!   once announced on the doorbell, after its fence; the promoter's
+//!   Acquire fence pairs with that fence, so the promotion answering the
+//!   request sees the announcement and rings. So a parked idle thread
+//!   always has a request outstanding, even when the job that answered its
+//!   previous one was taken back before it looked.
+//! - Waits for a latch or a scope never park: they run jobs, spin and yield,
+//!   so no cycle of waiting threads can form, however deep the nesting.
+//!   Only idle threads park, on the doorbell, with the Dekker handshake of
+//!   `wait/` (a promotion and the end of the region ring it).
+//!
+//! # Files
+//!
+//! - `mod.rs`: [`Nest`] and [`Slot`].
+//! - `job.rs`: jobs on the stack and on the heap, and the latch.
+//! - `worker.rs`: a thread's worker: pending list, promotion, stealing,
+//!   waiting.
+//! - `region.rs`: entering a region; the idle loop; a pool's fork made from
+//!   inside a region of its own team.
+//! - `join.rs`, `scope.rs`: the public calls.
+//! - `model.rs` (loom only): the promotion/claim/take-back/latch handshake
+//!   as a loom model.
+
+mod job;
+mod join;
+#[cfg(loom)]
+pub mod model;
+mod region;
+mod scope;
+mod worker;
+
+pub use join::{join, join_context, FnContext};
+pub(crate) use region::busy_fork;
+pub use scope::{scope, Scope};
+
+use crate::sync::{AtomicBool, AtomicPtr, Ordering};
+use crate::wait::{Doorbell, Waiter};
+use crossbeam_utils::CachePadded;
+use job::Header;
+use std::boxed::Box;
+
+/// One team thread's exchange point.
+pub(crate) struct Slot {
+    /// A promoted job others may take, or null. Written non-null only by
+    /// the owner (Release); emptied by a compare-exchange (Acquire).
+    shared: AtomicPtr<Header>,
+    /// Set by a thread that found nothing to do: promote at the next join.
+    wanted: AtomicBool,
+}
+
+impl Slot {
+    fn new() -> Self {
+        Slot {
+            shared: AtomicPtr::new(core::ptr::null_mut()),
+            wanted: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether the slot is empty (a hint: Relaxed).
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.shared.load(Ordering::Relaxed).is_null()
+    }
+
+    /// The owner publishes `job`. Only while the slot is empty.
+    #[inline]
+    fn offer(&self, job: *const Header) {
+        // Release: publishes the job's contents; pairs with the Acquire
+        // compare-exchange in `claim`.
+        self.shared.store(job.cast_mut(), Ordering::Release);
+    }
+
+    /// Takes the job in the slot, if any; the winner runs it.
+    #[inline]
+    fn claim(&self) -> Option<*const Header> {
+        let job = self.shared.load(Ordering::Relaxed);
+        if job.is_null() {
+            return None;
+        }
+        // Acquire: pairs with the Release store in `offer`.
+        let (won, lost) = (Ordering::Acquire, Ordering::Relaxed);
+        let taken = self
+            .shared
+            .compare_exchange(job, core::ptr::null_mut(), won, lost);
+        taken.ok().map(|job| job.cast_const())
+    }
+
+    /// The owner takes `job` back if no one claimed it; false if someone
+    /// did (then its latch will be set).
+    #[inline]
+    fn take_back(&self, job: *const Header) -> bool {
+        // Relaxed: on success no one else touched the job.
+        self.shared
+            .compare_exchange(
+                job.cast_mut(),
+                core::ptr::null_mut(),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            )
+            .is_ok()
+    }
+
+    /// Asks the owner to promote, unless already asked (no write then, so
+    /// idle threads do not bounce the owner's line).
+    #[inline]
+    fn ask(&self) {
+        if !self.wanted.load(Ordering::Relaxed) {
+            self.wanted.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A pool's nested-parallelism state, built with the pool.
+pub(crate) struct Nest {
+    slots: Box<[CachePadded<Slot>]>,
+    /// The region's root has finished (see the invariants).
+    done: CachePadded<AtomicBool>,
+    bell: Doorbell,
+    waiter: Waiter,
+}
+
+impl core::fmt::Debug for Nest {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Nest")
+            .field("threads", &self.slots.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Nest {
+    /// The state for a team of `threads` threads whose idle threads wait
+    /// by `waiter`.
+    pub(crate) fn new(threads: usize, waiter: Waiter) -> Self {
+        Nest {
+            slots: (0..threads)
+                .map(|_| CachePadded::new(Slot::new()))
+                .collect(),
+            done: CachePadded::new(AtomicBool::new(false)),
+            bell: Doorbell::new(),
+            waiter,
+        }
+    }
+
+    /// Whether some slot holds a job (a hint: Relaxed loads).
+    fn has_work(&self) -> bool {
+        self.slots.iter().any(|slot| !slot.is_empty())
+    }
+}

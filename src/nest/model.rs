@@ -1,0 +1,120 @@
+//! Loom models of the promotion/claim/take-back/latch handshake and of the
+//! doorbell (run from `tests/loom.rs`; loom only, hidden from the docs).
+//!
+//! Each model runs the real [`Slot`], [`StackJob`] and [`Doorbell`] code.
+//! The job's closure reads a value the owner wrote before promoting it, and
+//! its result is read by the owner after the take-back or the latch, both
+//! through loom's checked cells: loom fails the model if either access is
+//! not ordered by the handshake, if a job runs twice or never, or if a
+//! parked thread is never woken.
+
+use super::job::{run, Header, StackJob};
+use super::Slot;
+use crate::sync::{AtomicBool, Ordering, UnsafeCell};
+use crate::wait::{Doorbell, WaitPolicy, Waiter};
+use loom::sync::Arc;
+use loom::thread;
+
+/// A thief: claims the slot's job once, if there is one, and runs it.
+fn thief(slot: &Slot) -> bool {
+    match slot.claim() {
+        Some(job) => {
+            // SAFETY: won from the slot; the owner keeps it alive until it
+            // sees the latch.
+            unsafe { run(job) };
+            true
+        }
+        None => false,
+    }
+}
+
+/// The owner's side: promote a job whose closure reads `input`, try to take
+/// it back, else wait for its latch; returns the job's result.
+fn owner(slot: &Slot, input: &UnsafeCell<u32>, bell: Option<&Doorbell>) -> u32 {
+    // SAFETY: no job is published yet: ours alone.
+    input.with_mut(|value| unsafe { *value = 5 });
+    // SAFETY: read by whoever runs the job, after the slot's handshake.
+    let job = StackJob::new(|_| input.with(|value| unsafe { *value }) + 1);
+    let header: *const Header = job.header();
+    // SAFETY: alive in this frame; owner-only flag.
+    unsafe { (*header).mark_promoted() };
+    slot.offer(header);
+    if let Some(bell) = bell {
+        bell.ring();
+    }
+    if slot.take_back(header) {
+        return job.run_inline().unwrap_or(0);
+    }
+    // SAFETY: alive in this frame.
+    while !unsafe { (*header).probe() } {
+        thread::yield_now();
+    }
+    match job.take_result() {
+        Some(Ok(value)) => value,
+        _ => 0,
+    }
+}
+
+/// The owner and one thief race for one promoted job.
+pub fn promote_claim_take_back() {
+    let slot = Arc::new(Slot::new());
+    let other = Arc::clone(&slot);
+    let thief = thread::spawn(move || {
+        thief(&other);
+    });
+    let input = UnsafeCell::new(0);
+    assert_eq!(owner(&slot, &input, None), 6);
+    thief.join().unwrap();
+    assert!(slot.is_empty());
+}
+
+/// Two thieves race for one job: it runs exactly once.
+pub fn two_thieves() {
+    let slot = Arc::new(Slot::new());
+    let thieves: std::vec::Vec<_> = (0..2)
+        .map(|_| {
+            let slot = Arc::clone(&slot);
+            thread::spawn(move || thief(&slot))
+        })
+        .collect();
+    let input = UnsafeCell::new(0);
+    assert_eq!(owner(&slot, &input, None), 6);
+    let claims = thieves
+        .into_iter()
+        .map(|thief| thief.join().unwrap())
+        .filter(|claimed| *claimed)
+        .count();
+    assert!(claims <= 1);
+}
+
+/// An idle thread parks on the doorbell until a promotion or the end rings
+/// it, as the region's idle loop does: it must never sleep through a ring.
+pub fn doorbell_wakes_the_idle_thread() {
+    let slot = Arc::new(Slot::new());
+    let bell = Arc::new(Doorbell::new());
+    let done = Arc::new(AtomicBool::new(false));
+    let (other, other_bell, other_done) = (Arc::clone(&slot), Arc::clone(&bell), Arc::clone(&done));
+    let idle = thread::spawn(move || {
+        let waiter = Waiter::new(WaitPolicy::AlwaysPark, 2);
+        loop {
+            if thief(&other) {
+                continue;
+            }
+            // Acquire: pairs with the owner's Release store of `done`.
+            if other_done.load(Ordering::Acquire) {
+                return;
+            }
+            other_bell.wait(
+                &waiter,
+                || !other.is_empty() || other_done.load(Ordering::Relaxed),
+                || {},
+            );
+        }
+    });
+    let input = UnsafeCell::new(0);
+    assert_eq!(owner(&slot, &input, Some(&bell)), 6);
+    // Release: pairs with the idle thread's Acquire load.
+    done.store(true, Ordering::Release);
+    bell.ring();
+    idle.join().unwrap();
+}

@@ -1,0 +1,191 @@
+//! Entering a region (one fork of the whole team), the idle loop of the
+//! team's other threads, the choice of pool for a call, and a pool's fork
+//! made from inside a region of its own team.
+
+use super::job::run;
+use super::worker::Worker;
+use super::Nest;
+use crate::sync::{Ordering, UnsafeCell};
+use crate::team::{run_inline, Share, Team};
+use crate::ThreadPool;
+use core::cell::Cell;
+
+impl Nest {
+    /// Before a region's fork is published (the team's `prepare`): clear
+    /// the end flag and stale requests. The generation's Release store
+    /// publishes these writes.
+    fn reset(&self) {
+        self.done.store(false, Ordering::Relaxed);
+        for slot in self.slots.iter() {
+            slot.wanted.store(false, Ordering::Relaxed);
+        }
+    }
+
+    /// Ends the region: the idle threads leave their loop.
+    fn finish(&self) {
+        // Release: pairs with the Acquire load in `idle`; everything the
+        // root did happens before the idle threads leave.
+        self.done.store(true, Ordering::Release);
+        self.bell.ring();
+    }
+}
+
+/// The root closure and its result, touched only by thread 0 of the
+/// region's fork, which is always the calling thread.
+struct OnCaller<F, R> {
+    root: UnsafeCell<Option<F>>,
+    result: UnsafeCell<Option<std::thread::Result<R>>>,
+}
+
+// SAFETY: only share 0 touches the fields, and the fork runs share 0 on the
+// thread that made the `OnCaller` (`Team::fork_spread`), or not at all.
+unsafe impl<F, R> Sync for OnCaller<F, R> {}
+
+/// Runs `root` with a worker of a region of `team` (thread 0, the caller),
+/// the team's other threads idling until it returns; or, if the team is
+/// busy or has one thread, with a serial worker on this thread alone. A
+/// panic in `root` resumes here once the region has ended.
+pub(crate) fn enter<R>(team: &Team, nest: &Nest, root: impl FnOnce(&Worker) -> R) -> R {
+    let cell = OnCaller {
+        root: UnsafeCell::new(Some(root)),
+        result: UnsafeCell::new(None),
+    };
+    if team.threads() > 1 {
+        let cell = &cell; // the whole `Sync` cell, not its fields
+        let share = |thread_index: usize, _colocation: usize| {
+            let worker = Worker::new(nest, thread_index, true);
+            let _entered = worker.enter();
+            if thread_index != 0 {
+                return idle(&worker);
+            }
+            // SAFETY: share 0 is the only one to touch the cell.
+            let root = cell.root.with_mut(|root| unsafe { (*root).take() });
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                root.map(|root| root(&worker))
+            }));
+            worker.drain();
+            nest.finish();
+            if let Ok(Some(value)) = result {
+                // SAFETY: as above.
+                cell.result
+                    .with_mut(|slot| unsafe { *slot = Some(Ok(value)) });
+            } else if let Err(payload) = result {
+                // SAFETY: as above.
+                cell.result
+                    .with_mut(|slot| unsafe { *slot = Some(Err(payload)) });
+            }
+        };
+        if team.fork_spread::<&Team>(&[], || nest.reset(), &share) {
+            // SAFETY: the fork has joined; we are thread 0.
+            match cell.result.with_mut(|slot| unsafe { (*slot).take() }) {
+                Some(Ok(value)) => return value,
+                Some(Err(payload)) => std::panic::resume_unwind(payload),
+                None => unreachable!("a region's root always runs"),
+            }
+        }
+    }
+    // SAFETY: no fork ran: the cell is ours alone.
+    let root = cell.root.with_mut(|root| unsafe { (*root).take() });
+    match root {
+        Some(root) => serial(nest, root),
+        None => unreachable!("a region's root runs once"),
+    }
+}
+
+/// The root on this thread alone, marked as inside a task (so calls that
+/// find a team busy run inline at once rather than wait), with a worker
+/// that never promotes: every join runs both sides here.
+fn serial<R>(nest: &Nest, root: impl FnOnce(&Worker) -> R) -> R {
+    let root = Cell::new(Some(root));
+    let result = Cell::new(None);
+    run_inline(1, |_| {
+        let worker = Worker::new(nest, 0, false);
+        let _entered = worker.enter();
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            root.take().map(|root| root(&worker))
+        }));
+        worker.drain();
+        result.set(Some(ran));
+    });
+    match result.take() {
+        Some(Ok(Some(value))) => value,
+        Some(Err(payload)) => std::panic::resume_unwind(payload),
+        _ => unreachable!("the serial root runs once"),
+    }
+}
+
+/// A team thread other than 0: run promoted jobs until the root finishes,
+/// asking busy threads for work, spinning and then parking when there is
+/// none.
+fn idle(worker: &Worker) {
+    let nest = worker.nest();
+    loop {
+        if let Some(job) = worker.find_work() {
+            // SAFETY: claimed by `find_work`.
+            unsafe { run(job) };
+            continue;
+        }
+        // Acquire: pairs with the Release store in `Nest::finish`.
+        if nest.done.load(Ordering::Acquire) {
+            // Our list and slot are empty (`find_work` found nothing), and
+            // only we fill them.
+            return;
+        }
+        // Ask before spinning, and again once announced: a request that
+        // a promotion consumed while the job was taken back before we saw
+        // it must not leave us parked with none outstanding.
+        worker.ask_for_work();
+        nest.bell.wait(
+            &nest.waiter,
+            || nest.done.load(Ordering::Relaxed) || nest.has_work(),
+            || worker.ask_for_work(),
+        );
+    }
+}
+
+/// Runs `f` with a worker of the pool a call on this thread belongs to:
+/// the pool `install`ed at this level of nesting, else the region this
+/// thread runs in, else the installed or global pool (entering a region).
+#[inline]
+pub(super) fn on_current_pool<R>(f: impl FnOnce(&Worker) -> R) -> R {
+    let worker = Worker::current();
+    if let Some(worker) = worker {
+        // The common case inside a region: no `install`, or one of this
+        // very pool, wherever it was made.
+        let nest = worker.nest();
+        if crate::par::global::installed_is_none_or(|pool| core::ptr::eq(pool.nest(), nest)) {
+            return f(worker);
+        }
+    }
+    crate::par::global::with_installed_here(|here| match (here, worker) {
+        (Some(pool), Some(worker)) if worker.belongs_to(pool.nest()) => f(worker),
+        (Some(pool), _) => enter_pool(pool, f),
+        (None, Some(worker)) => f(worker),
+        (None, None) => crate::par::global::with_current_pool(|pool| enter_pool(pool, f)),
+    })
+}
+
+fn enter_pool<R>(pool: &ThreadPool, f: impl FnOnce(&Worker) -> R) -> R {
+    enter(pool.team(), pool.nest(), f)
+}
+
+/// A fork of a pool whose team is busy (`ThreadPool`'s `fork_join`): from
+/// inside a region of that very team, every share runs through `join`
+/// (binary splitting, each index once), so idle threads of the region take
+/// them; otherwise inline, in thread order, as the team would.
+pub(crate) fn busy_fork(nest: &Nest, threads: usize, share: &Share<'_>) {
+    match Worker::current() {
+        Some(worker) if worker.is_region_of(nest) => split(0, threads, share),
+        _ => run_inline(threads, |thread_index| share(thread_index, 0)),
+    }
+}
+
+/// Runs `share(i, 0)` for every `i` in `begin..end` (non-empty) through
+/// joins on the current region.
+fn split(begin: usize, end: usize, share: &Share<'_>) {
+    if end - begin == 1 {
+        return share(begin, 0);
+    }
+    let middle = begin + (end - begin) / 2;
+    super::join::join_here(|| split(begin, middle, share), || split(middle, end, share));
+}

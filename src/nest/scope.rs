@@ -1,0 +1,190 @@
+//! [`scope`] and [`Scope::spawn`]: tasks that borrow the caller's stack,
+//! all finished before `scope` returns.
+
+use super::job::{run, HeapJob};
+use super::region::on_current_pool;
+use super::worker::Worker;
+use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
+use core::marker::PhantomData;
+use std::any::Any;
+use std::boxed::Box;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+type Payload = Box<dyn Any + Send + 'static>;
+
+/// What a scope's marker stands for: invariant in `'scope`, `Send + Sync`.
+type ScopeMarker<'scope> = PhantomData<Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>>;
+
+/// The tasks of one [`scope`] call: spawn more with [`Scope::spawn`].
+///
+/// Like rayon's, a scope's tasks may borrow anything that outlives the
+/// `scope` call (`'scope`), and the call returns only once every task,
+/// including tasks spawned by tasks, has finished.
+pub struct Scope<'scope> {
+    /// Spawned tasks not yet finished: incremented on spawn (Relaxed),
+    /// decremented by each task as its last touch of the scope (Release,
+    /// pairing with the Acquire load of the scope's wait).
+    pending: AtomicUsize,
+    /// The first panic of a spawned task (a boxed payload), or null.
+    panic: AtomicPtr<Payload>,
+    /// Invariant in `'scope`, and `Send + Sync`, as rayon's.
+    marker: ScopeMarker<'scope>,
+}
+
+impl core::fmt::Debug for Scope<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Scope")
+            .field("pending", &self.pending.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+/// A scope's address, sent to a task on another thread.
+struct ScopePtr<'scope>(*const Scope<'scope>);
+
+// SAFETY: a `Scope` is `Sync`, and the scope waits for every task that
+// holds one of these before it ends.
+unsafe impl Send for ScopePtr<'_> {}
+
+impl<'scope> ScopePtr<'scope> {
+    fn get(&self) -> *const Scope<'scope> {
+        self.0
+    }
+}
+
+/// Runs `op` with a [`Scope`] whose [`Scope::spawn`] starts tasks that may
+/// borrow the caller's stack, and returns `op`'s result once every task
+/// has finished.
+///
+/// Tasks run on the threads of the pool the call belongs to (as for
+/// [`crate::join`]: the installed pool, else the region's, else the global
+/// pool). A panic in `op` or in any task resumes on the caller after every
+/// task has finished (`op`'s first, else the first task's).
+///
+/// tine offers no detached `spawn`: [`crate::spawn`] already means "spawn a
+/// pool" (fork_union's name), and every tine call joins before it returns.
+/// Spawn into a `scope` instead.
+///
+/// ```
+/// let mut sums = [0u64; 4];
+/// let data: Vec<u64> = (1..=100).collect();
+/// tine::scope(|s| {
+///     for (sum, chunk) in sums.iter_mut().zip(data.chunks(25)) {
+///         s.spawn(move |_| *sum = chunk.iter().sum());
+///     }
+/// });
+/// assert_eq!(sums.iter().sum::<u64>(), 5050);
+/// ```
+pub fn scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    on_current_pool(|worker| {
+        let scope = Scope {
+            pending: AtomicUsize::new(0),
+            panic: AtomicPtr::new(core::ptr::null_mut()),
+            marker: PhantomData,
+        };
+        let result = catch_unwind(AssertUnwindSafe(|| op(&scope)));
+        // Acquire: pairs with each task's Release decrement in `complete`,
+        // so their writes (and a stored panic) are ours.
+        worker.wait_until(|| scope.pending.load(Ordering::Acquire) == 0);
+        let spawned = scope.take_panic();
+        match result {
+            Err(payload) => resume_unwind(payload),
+            Ok(value) => match spawned {
+                Some(payload) => resume_unwind(payload),
+                None => value,
+            },
+        }
+    })
+}
+
+impl<'scope> Scope<'scope> {
+    /// Starts `body` as a task of this scope; it gets the scope, to spawn
+    /// more. It runs on this thread or on an idle one of the pool, before
+    /// the [`scope`] call returns. Allocates the task on the heap.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    ///
+    /// let count = AtomicUsize::new(0);
+    /// tine::scope(|s| {
+    ///     s.spawn(|s| {
+    ///         s.spawn(|_| {
+    ///             count.fetch_add(1, Ordering::Relaxed);
+    ///         });
+    ///         count.fetch_add(1, Ordering::Relaxed);
+    ///     });
+    /// });
+    /// assert_eq!(count.into_inner(), 2);
+    /// ```
+    pub fn spawn<BODY>(&self, body: BODY)
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        self.pending.fetch_add(1, Ordering::Relaxed);
+        let scope = ScopePtr(self);
+        let job = HeapJob::into_raw(move || {
+            let this = scope.get();
+            // SAFETY: the scope waits for this task's decrement, so it is
+            // alive until `complete` below.
+            let result = catch_unwind(AssertUnwindSafe(|| body(unsafe { &*this })));
+            // SAFETY: as above; our last touch of the scope.
+            unsafe { Scope::complete(this, result.err()) };
+        });
+        match Worker::current() {
+            Some(worker) => {
+                worker.push(job);
+                worker.tick();
+            }
+            // A thread outside any region (say, one the caller started):
+            // the task runs here and now.
+            // SAFETY: ours alone: never published.
+            None => unsafe { run(job) },
+        }
+    }
+
+    /// A task's end: keeps its panic if it is the first, then counts down.
+    ///
+    /// # Safety
+    /// `this` is alive until the decrement (the scope waits for it); no
+    /// reference into it is held by the caller.
+    unsafe fn complete(this: *const Self, panic: Option<Payload>) {
+        if let Some(payload) = panic {
+            // SAFETY: alive by the contract; this reference ends here.
+            unsafe { (*this).keep_panic(payload) };
+        }
+        // SAFETY: as above; the field is reached through the raw pointer.
+        let pending = unsafe { core::ptr::addr_of!((*this).pending) };
+        // Release: pairs with the Acquire load in `scope`'s wait.
+        // SAFETY: as above.
+        unsafe { (*pending).fetch_sub(1, Ordering::Release) };
+    }
+
+    fn keep_panic(&self, payload: Payload) {
+        let boxed = Box::into_raw(Box::new(payload));
+        // Relaxed: the task's Release decrement publishes it.
+        let kept = self.panic.compare_exchange(
+            core::ptr::null_mut(),
+            boxed,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        );
+        if kept.is_err() {
+            // SAFETY: not stored: still ours.
+            let loser = unsafe { Box::from_raw(boxed) };
+            // A payload whose drop panics must not unwind out of a task.
+            if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(loser))) {
+                core::mem::forget(again);
+            }
+        }
+    }
+
+    fn take_panic(&self) -> Option<Payload> {
+        let kept = self.panic.swap(core::ptr::null_mut(), Ordering::Relaxed);
+        // SAFETY: stored by `keep_panic` from `Box::into_raw`, taken once.
+        (!kept.is_null()).then(|| *unsafe { Box::from_raw(kept) })
+    }
+}

@@ -1,0 +1,237 @@
+//! A thread's worker inside a region: its pending list (owner-only, an
+//! intrusive doubly linked list through the jobs' headers, so a join can
+//! unlink its own job in O(1)), promotion on demand, stealing, and the
+//! waits that run jobs instead of sleeping.
+
+use super::job::{run, Header};
+use super::{Nest, Slot};
+use core::cell::Cell;
+use core::ptr;
+
+/// One thread's state in a region (or in a serial stand-in for one). Lives
+/// on that thread's stack; the thread-local points to it meanwhile.
+pub(crate) struct Worker {
+    nest: *const Nest,
+    /// This thread's slot index.
+    index: usize,
+    /// A real region (false: the team was busy; no slots, joins inline).
+    region: bool,
+    /// The pending list: newest and oldest jobs, or null.
+    newest: Cell<*const Header>,
+    oldest: Cell<*const Header>,
+}
+
+std::thread_local! {
+    /// The worker of the region this thread runs in; null outside.
+    static CURRENT: Cell<*const Worker> = const { Cell::new(ptr::null()) };
+}
+
+/// Puts the previous worker back when a region's share ends, unwinding
+/// included.
+pub(crate) struct Entered(*const Worker);
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        CURRENT.with(|current| current.set(self.0));
+    }
+}
+
+impl Worker {
+    /// Thread `index`'s worker for `nest`; `region` false for the serial
+    /// stand-in.
+    pub(crate) fn new(nest: &Nest, index: usize, region: bool) -> Self {
+        Worker {
+            nest,
+            index,
+            region,
+            newest: Cell::new(ptr::null()),
+            oldest: Cell::new(ptr::null()),
+        }
+    }
+
+    /// Makes this the thread's current worker until the guard drops.
+    pub(crate) fn enter(&self) -> Entered {
+        Entered(CURRENT.with(|current| current.replace(self)))
+    }
+
+    /// The current worker, if this thread runs in a region. The worker
+    /// outlives every call this thread makes while it is current (it is
+    /// entered by a frame that encloses them), which is as long as callers
+    /// may use the reference.
+    pub(crate) fn current<'a>() -> Option<&'a Worker> {
+        let worker = CURRENT.with(Cell::get);
+        // SAFETY: see above: set only by `enter`, whose guard resets it
+        // before the worker's frame ends.
+        unsafe { worker.as_ref() }
+    }
+
+    pub(crate) fn nest(&self) -> &Nest {
+        // SAFETY: the nest belongs to the pool, which outlives the region.
+        unsafe { &*self.nest }
+    }
+
+    /// Whether this worker runs a real region of `nest`'s pool.
+    pub(crate) fn is_region_of(&self, nest: &Nest) -> bool {
+        self.region && ptr::eq(self.nest, nest)
+    }
+
+    /// Whether this worker belongs to `nest`'s pool (region or serial).
+    pub(crate) fn belongs_to(&self, nest: &Nest) -> bool {
+        ptr::eq(self.nest, nest)
+    }
+
+    /// Whether joins may be promoted (a real region of several threads).
+    pub(crate) fn in_region(&self) -> bool {
+        self.region
+    }
+
+    fn slot(&self) -> &Slot {
+        &self.nest().slots[self.index]
+    }
+
+    /// Pushes `job` as the newest pending job.
+    pub(crate) fn push(&self, job: *const Header) {
+        // SAFETY: pending jobs are alive (a stack job until its join
+        // unlinks it, a heap job until run), and only this thread touches
+        // their links.
+        unsafe {
+            (*job).prev.set(self.newest.get());
+            (*job).next.set(ptr::null());
+            match self.newest.get().as_ref() {
+                Some(newest) => newest.next.set(job),
+                None => self.oldest.set(job),
+            }
+        }
+        self.newest.set(job);
+    }
+
+    /// Removes `job`, which is in the list.
+    pub(crate) fn unlink(&self, job: *const Header) {
+        // SAFETY: as in `push`.
+        unsafe {
+            let (prev, next) = ((*job).prev.get(), (*job).next.get());
+            match prev.as_ref() {
+                Some(prev) => prev.next.set(next),
+                None => self.oldest.set(next),
+            }
+            match next.as_ref() {
+                Some(next) => next.prev.set(prev),
+                None => self.newest.set(prev),
+            }
+        }
+    }
+
+    /// Removes and returns the newest pending job if it is a spawned one.
+    fn pop_newest_heap(&self) -> Option<*const Header> {
+        let newest = self.newest.get();
+        // SAFETY: as in `push`.
+        if newest.is_null() || !unsafe { (*newest).is_heap() } {
+            return None;
+        }
+        self.unlink(newest);
+        Some(newest)
+    }
+
+    /// Promotes the oldest pending job if an idle thread asked: one
+    /// Relaxed load of this thread's own slot line on the fast path.
+    #[inline]
+    pub(crate) fn tick(&self) {
+        if self.region && self.slot().wanted.load(crate::sync::Ordering::Relaxed) {
+            self.promote();
+        }
+    }
+
+    #[cold]
+    fn promote(&self) {
+        // Acquire fence: with the Relaxed load in `tick`, pairs with the
+        // asker's fence before its request (`Doorbell::wait`), so the ring
+        // below sees the asker's announcement.
+        crate::sync::fence(crate::sync::Ordering::Acquire);
+        let slot = self.slot();
+        let oldest = self.oldest.get();
+        if oldest.is_null() {
+            // Nothing to give yet: keep the request for the next join.
+            return;
+        }
+        slot.wanted.store(false, crate::sync::Ordering::Relaxed);
+        // A job already waits in the slot: the asker can take that one.
+        if !slot.is_empty() {
+            return;
+        }
+        self.unlink(oldest);
+        // SAFETY: pending, so alive; owner-only flag.
+        unsafe { (*oldest).mark_promoted() };
+        slot.offer(oldest);
+        self.nest().bell.ring();
+    }
+
+    /// Takes `job` back from this thread's slot; false if it was claimed.
+    pub(crate) fn take_back(&self, job: *const Header) -> bool {
+        self.slot().take_back(job)
+    }
+
+    /// A job to run: this thread's newest spawned job, else a promoted one
+    /// from any slot (this thread's own last).
+    pub(crate) fn find_work(&self) -> Option<*const Header> {
+        if let Some(job) = self.pop_newest_heap() {
+            return Some(job);
+        }
+        if !self.region {
+            return None;
+        }
+        let slots = &self.nest().slots;
+        (1..=slots.len())
+            .map(|step| &slots[(self.index + step) % slots.len()])
+            .find_map(|slot| slot.claim())
+    }
+
+    /// Asks every other thread of the region to promote a job.
+    pub(crate) fn ask_for_work(&self) {
+        for (index, slot) in self.nest().slots.iter().enumerate() {
+            if index != self.index {
+                slot.ask();
+            }
+        }
+    }
+
+    /// Runs this thread's leftover spawned jobs and the job in its own
+    /// slot, until there are none: before it leaves a region.
+    pub(crate) fn drain(&self) {
+        loop {
+            let job = self
+                .pop_newest_heap()
+                .or_else(|| self.region.then(|| self.slot().claim()).flatten());
+            match job {
+                // SAFETY: claimed (popped from our list, or won from our slot).
+                Some(job) => unsafe { run(job) },
+                None => return,
+            }
+        }
+    }
+
+    /// Returns once `done` holds, running jobs meanwhile (its own spawned
+    /// ones, then promoted ones), answering promotion requests, and
+    /// otherwise spinning and yielding. Never parks: the thread it waits
+    /// for may need this one's jobs.
+    pub(crate) fn wait_until(&self, mut done: impl FnMut() -> bool) {
+        let nest = self.nest();
+        loop {
+            if done() {
+                return;
+            }
+            self.tick();
+            if let Some(job) = self.find_work() {
+                // SAFETY: claimed by `find_work`.
+                unsafe { run(job) };
+                continue;
+            }
+            if self.region {
+                self.ask_for_work();
+            }
+            let region = self.region;
+            if !nest.waiter.spin(|| done() || (region && nest.has_work())) {
+                std::thread::yield_now();
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! A doorbell: threads that found nothing to do park on it until someone
+//! rings (a nested-parallelism job was published, or the region ended).
+//!
+//! The same Dekker handshake as the team's parking (`wait/mod.rs`, "No lost
+//! wakeup"): the event is whatever `ready` checks (a published job, the end
+//! flag), the announcement is `sleepers`, and the word the parker blocks on
+//! is `epoch`, which the ringer bumps before waking so that a parker that
+//! read the old epoch returns from its futex wait at once.
+
+use super::backend::Backend;
+use super::Waiter;
+use crate::sync::{AtomicU32, Ordering};
+use crossbeam_utils::CachePadded;
+
+/// Parked threads and the word they park on, on one cache line, read by a
+/// ringer only through `sleepers`.
+#[derive(Debug)]
+struct Bell {
+    /// Threads parked, or about to park, on `epoch`.
+    sleepers: AtomicU32,
+    /// Bumped by every ring that finds a sleeper.
+    epoch: AtomicU32,
+}
+
+/// Where idle threads park until [`Doorbell::ring`].
+#[derive(Debug)]
+pub(crate) struct Doorbell {
+    bell: CachePadded<Bell>,
+    backend: Backend,
+}
+
+impl Doorbell {
+    pub(crate) fn new() -> Self {
+        Doorbell {
+            bell: CachePadded::new(Bell {
+                sleepers: AtomicU32::new(0),
+                epoch: AtomicU32::new(0),
+            }),
+            backend: Backend::new(),
+        }
+    }
+
+    /// Call right after storing the event: wakes the parked threads, if
+    /// any announced themselves. Makes no syscall otherwise.
+    #[inline]
+    pub(crate) fn ring(&self) {
+        // Dekker: pairs with the slow fence in `wait`.
+        self.backend.fast_fence();
+        if self.bell.sleepers.load(Ordering::Relaxed) != 0 {
+            self.wake();
+        }
+    }
+
+    #[cold]
+    fn wake(&self) {
+        // Release: pairs with the Acquire load in `wait`, so a parker that
+        // reads the new epoch also sees the event stored before this ring.
+        self.bell.epoch.fetch_add(1, Ordering::Release);
+        self.backend.wake_all(&self.bell.epoch);
+    }
+
+    /// Spins by `waiter` until `ready`, then parks once until a ring (or a
+    /// spurious wake-up). Returns whether `ready` held; callers loop.
+    ///
+    /// `announced` runs once this thread is announced and fenced, right
+    /// before its last check: a request made there (a store after the
+    /// fence) is seen only by a thread that will also see the announcement,
+    /// so whoever answers it by ringing wakes this thread.
+    pub(crate) fn wait(
+        &self,
+        waiter: &Waiter,
+        mut ready: impl FnMut() -> bool,
+        announced: impl FnOnce(),
+    ) -> bool {
+        if waiter.spin(&mut ready) {
+            return true;
+        }
+        if !waiter.parks() {
+            super::give_way(waiter);
+            return ready();
+        }
+        self.bell.sleepers.fetch_add(1, Ordering::Relaxed);
+        // Dekker: pairs with the fast fence in `ring`.
+        let fenced = self.backend.slow_fence();
+        announced();
+        // Acquire: pairs with the Release bump in `wake`.
+        let epoch = self.bell.epoch.load(Ordering::Acquire);
+        let ready_now = ready();
+        if fenced && !ready_now {
+            self.backend.wait(&self.bell.epoch, epoch);
+        }
+        self.bell.sleepers.fetch_sub(1, Ordering::Relaxed);
+        if !fenced && !ready_now {
+            super::give_way(waiter);
+        }
+        ready_now
+    }
+}

@@ -1,0 +1,479 @@
+//! `join`, `join_context` and `scope`: results against serial code, panics,
+//! borrowing, pools of 1 to 4 threads (more threads than cores), calls
+//! from several threads, composition with parallel iterators, and deep
+//! recursion on threads with a stack of known size.
+#![cfg(not(loom))]
+
+mod support;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+use tine::prelude::*;
+use tine::ThreadPool;
+
+fn fib(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = tine::join(|| fib(n - 1), || fib(n - 2));
+    a + b
+}
+
+fn fib_serial(n: u64) -> u64 {
+    if n < 2 {
+        n
+    } else {
+        fib_serial(n - 1) + fib_serial(n - 2)
+    }
+}
+
+/// A balanced tree's node sum, with a `join` at every node.
+struct Node {
+    value: u64,
+    children: Option<Box<(Node, Node)>>,
+}
+
+fn tree(depth: u32, next: &mut u64) -> Node {
+    *next += 1;
+    let value = *next;
+    let children = (depth > 0).then(|| Box::new((tree(depth - 1, next), tree(depth - 1, next))));
+    Node { value, children }
+}
+
+fn sum(node: &Node) -> u64 {
+    match &node.children {
+        None => node.value,
+        Some(children) => {
+            let (a, b) = tine::join(|| sum(&children.0), || sum(&children.1));
+            node.value + a + b
+        }
+    }
+}
+
+fn pools() -> Vec<ThreadPool> {
+    (1..=4).map(tine::spawn).collect()
+}
+
+#[test]
+fn fib_matches_serial_on_every_pool_and_the_global_one() {
+    assert_eq!(fib(20), fib_serial(20));
+    for pool in pools() {
+        assert_eq!(pool.install(|| fib(22)), fib_serial(22), "{pool:?}");
+        assert_eq!(pool.join(|| fib(15), || fib(16)), (610, 987));
+    }
+}
+
+#[test]
+fn tree_sums_match_serial_nested_past_depth_20() {
+    let mut next = 0;
+    let root = tree(16, &mut next);
+    let expected = next * (next + 1) / 2;
+    for pool in pools() {
+        assert_eq!(pool.install(|| sum(&root)), expected, "{pool:?}");
+    }
+    // Depth 24 of nested joins, at most two live at each level.
+    fn deep(depth: u32) -> u32 {
+        if depth == 0 {
+            return 1;
+        }
+        let (a, b) = tine::join(|| deep(depth - 1), || u32::from(depth % 7 == 0));
+        a + b
+    }
+    let expected: u32 = 1 + (1..=24).filter(|d| d % 7 == 0).count() as u32;
+    for pool in pools() {
+        assert_eq!(pool.install(|| deep(24)), expected);
+    }
+}
+
+#[test]
+fn closures_borrow_the_callers_stack_mutably() {
+    let pool = tine::spawn(3);
+    let mut data: Vec<u64> = (0..10_000).rev().collect();
+    fn sort(slice: &mut [u64]) {
+        if slice.len() <= 16 {
+            return slice.sort();
+        }
+        let pivot = slice[slice.len() / 2];
+        let mut low = 0;
+        for i in 0..slice.len() {
+            if slice[i] < pivot {
+                slice.swap(i, low);
+                low += 1;
+            }
+        }
+        let (left, right) = slice.split_at_mut(low.max(1));
+        tine::join(|| sort(left), || sort(right));
+    }
+    pool.install(|| sort(&mut data));
+    assert!(data.windows(2).all(|w| w[0] <= w[1]));
+}
+
+#[test]
+fn a_panic_on_either_side_resumes_after_both_finished() {
+    support::serialize_panic_output();
+    for pool in pools() {
+        for side in 0..3 {
+            let other_ran = AtomicUsize::new(0);
+            let caught = catch_unwind(AssertUnwindSafe(|| {
+                pool.join(
+                    || {
+                        if side != 1 {
+                            panic!("left")
+                        }
+                        std::thread::sleep(Duration::from_millis(2));
+                        other_ran.fetch_add(1, Relaxed);
+                    },
+                    || {
+                        if side != 0 {
+                            panic!("right")
+                        }
+                        std::thread::sleep(Duration::from_millis(2));
+                        other_ran.fetch_add(1, Relaxed);
+                    },
+                )
+            }));
+            let payload = caught.expect_err("the panic resumes");
+            let message = *payload.downcast::<&str>().unwrap();
+            // Both panic: the left's resumes.
+            assert_eq!(message, if side == 1 { "right" } else { "left" });
+            assert_eq!(other_ran.load(Relaxed), usize::from(side != 2));
+            // The pool is usable afterwards.
+            assert_eq!(pool.install(|| fib(12)), 144);
+        }
+    }
+}
+
+#[test]
+fn nested_panics_deep_in_the_tree_reach_the_caller() {
+    support::serialize_panic_output();
+    let pool = tine::spawn(4);
+    fn boom(depth: u32) -> u32 {
+        if depth == 0 {
+            panic!("leaf");
+        }
+        let (a, b) = tine::join(|| boom(depth - 1), || boom(depth - 1));
+        a + b
+    }
+    for _ in 0..5 {
+        let caught = catch_unwind(|| pool.install(|| boom(8)));
+        assert!(caught.is_err());
+        assert_eq!(pool.install(|| fib(15)), 610);
+    }
+}
+
+#[test]
+fn join_context_says_where_the_closures_ran() {
+    let pool = tine::spawn(2);
+    for _ in 0..20 {
+        let ((), ()) = pool.install(|| {
+            tine::join_context(
+                |ctx| assert!(!ctx.migrated()),
+                |ctx| {
+                    let _ = ctx.migrated();
+                },
+            )
+        });
+    }
+    // A branch that waits long enough is taken by the idle thread.
+    let migrated = pool.install(|| {
+        tine::join_context(
+            |_| {
+                // Joins tick: an idle thread's request is answered here.
+                let started = Instant::now();
+                while started.elapsed() < Duration::from_secs(2) {
+                    tine::join(|| (), || ());
+                    std::thread::sleep(Duration::from_micros(100));
+                }
+            },
+            |ctx| ctx.migrated(),
+        )
+    });
+    let _ = migrated; // usually true; a 1-CPU host may never migrate it
+}
+
+#[test]
+fn scope_runs_every_task_before_it_returns() {
+    for pool in pools() {
+        let mut results = vec![0u64; 100];
+        pool.scope(|s| {
+            for (i, slot) in results.iter_mut().enumerate() {
+                s.spawn(move |_| *slot = fib_serial(10 + (i as u64 % 5)));
+            }
+        });
+        for (i, value) in results.iter().enumerate() {
+            assert_eq!(*value, fib_serial(10 + (i as u64 % 5)));
+        }
+        // Tasks spawning tasks, and joins inside tasks.
+        let count = AtomicUsize::new(0);
+        fn spread<'s>(s: &tine::Scope<'s>, depth: u32, count: &'s AtomicUsize) {
+            count.fetch_add(1, Relaxed);
+            if depth > 0 {
+                s.spawn(move |s| spread(s, depth - 1, count));
+                s.spawn(move |s| spread(s, depth - 1, count));
+            }
+        }
+        let value = pool.scope(|s| {
+            spread(s, 8, &count);
+            fib(10)
+        });
+        assert_eq!(value, 55);
+        assert_eq!(count.load(Relaxed), (1 << 9) - 1);
+        // The global pool, and a scope inside a join inside a scope.
+        let total = AtomicUsize::new(0);
+        tine::scope(|s| {
+            s.spawn(|_| {
+                let (a, b) = tine::join(
+                    || {
+                        tine::scope(|s| {
+                            s.spawn(|_| {
+                                total.fetch_add(1, Relaxed);
+                            })
+                        })
+                    },
+                    || 2,
+                );
+                let ((), two) = (a, b);
+                total.fetch_add(two, Relaxed);
+            });
+        });
+        assert_eq!(total.load(Relaxed), 3);
+    }
+}
+
+#[test]
+fn a_panic_in_a_spawned_task_or_the_scope_resumes_after_all_finished() {
+    support::serialize_panic_output();
+    for pool in pools() {
+        let finished = AtomicUsize::new(0);
+        let caught = catch_unwind(AssertUnwindSafe(|| {
+            pool.scope(|s| {
+                for i in 0..20 {
+                    let finished = &finished;
+                    s.spawn(move |_| {
+                        if i % 7 == 3 {
+                            panic!("task {i}");
+                        }
+                        std::thread::sleep(Duration::from_micros(200));
+                        finished.fetch_add(1, Relaxed);
+                    });
+                }
+            })
+        }));
+        assert!(caught.is_err());
+        assert_eq!(finished.load(Relaxed), 20 - 3);
+        let caught = catch_unwind(AssertUnwindSafe(|| {
+            pool.scope(|s| {
+                s.spawn(|_| {
+                    std::thread::sleep(Duration::from_millis(2));
+                    finished.fetch_add(1, Relaxed);
+                });
+                panic!("op");
+            })
+        }));
+        assert_eq!(*caught.unwrap_err().downcast::<&str>().unwrap(), "op");
+        assert_eq!(finished.load(Relaxed), 18);
+        assert_eq!(pool.install(|| fib(10)), 55);
+    }
+}
+
+#[test]
+fn concurrent_callers_from_several_threads_all_get_right_answers() {
+    let pool = tine::spawn(3);
+    support::scope(|threads| {
+        for t in 0..4 {
+            let pool = &pool;
+            threads.spawn(move || {
+                for round in 0..10 {
+                    let n = 12 + (t + round) % 5;
+                    assert_eq!(pool.install(|| fib(n)), fib_serial(n));
+                    assert_eq!(fib(n), fib_serial(n)); // the global pool
+                }
+            });
+        }
+    });
+}
+
+/// A pool whose busy wait is far longer than the test: if any nested
+/// call waited for the busy team, the test would take 10 s per call.
+fn no_busy_wait_pool(threads: usize) -> ThreadPool {
+    ThreadPool::builder()
+        .threads(threads)
+        .busy_wait(Duration::from_secs(10))
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn par_iter_inside_join_and_join_inside_par_iter_match_serial() {
+    for threads in 1..=4 {
+        let pool = no_busy_wait_pool(threads);
+        let started = Instant::now();
+        let data: Vec<u64> = (0..20_000).collect();
+        let expected: u64 = data.iter().map(|x| x * x).sum();
+        for _ in 0..5 {
+            // par_iter inside each branch of a join.
+            let (a, b) = pool.join(
+                || data.par_iter().map(|x| x * x).sum::<u64>(),
+                || data[..100].par_iter().map(|x| x * x).sum::<u64>(),
+            );
+            assert_eq!(a, expected);
+            assert_eq!(b, (0..100u64).map(|x| x * x).sum());
+            // join inside a par_iter closure inside a region.
+            let fibs: Vec<u64> = pool.install(|| {
+                tine::join(
+                    || (0..40u64).into_par_iter().map(|n| fib(n % 16)).collect(),
+                    || (),
+                )
+                .0
+            });
+            let serial: Vec<u64> = (0..40u64).map(|n| fib_serial(n % 16)).collect();
+            assert_eq!(fibs, serial);
+            // join inside a top-level par_iter closure (a plain fork: the
+            // joins run inline).
+            let top: Vec<u64> =
+                pool.install(|| (0..40u64).into_par_iter().map(|n| fib(n % 16)).collect());
+            assert_eq!(top, serial);
+            // A for_n inside a scope task, with every index once.
+            let hits: Vec<AtomicUsize> = (0..1000).map(|_| AtomicUsize::new(0)).collect();
+            pool.scope(|s| {
+                s.spawn(|_| {
+                    pool.for_n(hits.len(), |prong| {
+                        hits[prong.task_index].fetch_add(1, Relaxed);
+                    })
+                });
+            });
+            assert!(hits.iter().all(|hit| hit.load(Relaxed) == 1));
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(8),
+            "a nested call waited for the busy team ({threads} threads)"
+        );
+    }
+}
+
+#[test]
+fn a_join_inside_a_plain_fork_task_runs_inline_and_right() {
+    let pool = no_busy_wait_pool(3);
+    let started = Instant::now();
+    let sums: Vec<AtomicUsize> = (0..3).map(|_| AtomicUsize::new(0)).collect();
+    pool.for_threads(|thread_index, _| {
+        let (a, b) = pool.join(|| fib(12) as usize, || fib(13) as usize);
+        sums[thread_index].store(a + b, Relaxed);
+    });
+    assert!(sums.iter().all(|sum| sum.load(Relaxed) == 377));
+    assert!(started.elapsed() < Duration::from_secs(8));
+}
+
+#[test]
+fn joins_inside_another_pools_install_use_that_pool() {
+    let outer = tine::spawn(2);
+    let inner = tine::spawn(3);
+    let value = outer.install(|| {
+        tine::join(
+            || inner.install(|| fib(15)),
+            || inner.join(|| fib(10), || fib(11)),
+        )
+    });
+    assert_eq!(value, (610, (55, 89)));
+    assert_eq!(inner.install(tine::current_num_threads), 3);
+}
+
+/// A chain of `depth` nested joins, each level's frame holding one job.
+fn chain(depth: u32) -> u32 {
+    if depth == 0 {
+        return 0;
+    }
+    let (a, b) = tine::join(|| chain(depth - 1), || 1);
+    a + b
+}
+
+#[test]
+fn deep_recursion_fits_the_stack_of_the_serial_recursion() {
+    // Debug builds spend a few hundred bytes to a few KiB per level; 64 MiB
+    // over 10,000 levels allows 6.5 KiB each, and no per-level queue.
+    const STACK: usize = 64 << 20;
+    for threads in [1, 3] {
+        let pool = ThreadPool::builder()
+            .threads(threads)
+            .stack_size(STACK)
+            .build()
+            .unwrap();
+        let pool = std::sync::Arc::new(pool);
+        let caller = std::sync::Arc::clone(&pool);
+        // Joined with `pthread_join`, which ThreadSanitizer sees.
+        let depth = std::thread::Builder::new()
+            .stack_size(STACK)
+            .spawn(move || caller.install(|| chain(10_000)))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(depth, 10_000);
+    }
+}
+
+#[test]
+fn calls_from_outside_any_pool_use_the_global_pool() {
+    assert_eq!(tine::join(|| 1, || 2), (1, 2));
+    let threads = tine::join(tine::current_num_threads, || ()).0;
+    assert_eq!(threads, tine::global().threads());
+    let mut x = 0;
+    tine::scope(|s| s.spawn(|_| x = 5));
+    assert_eq!(x, 5);
+    // A scope handed to a thread outside any pool: its task runs there.
+    let count = AtomicUsize::new(0);
+    tine::scope(|s| {
+        support::scope(|threads| {
+            threads.spawn(|| {
+                s.spawn(|_| {
+                    count.fetch_add(1, Relaxed);
+                })
+            });
+        });
+    });
+    assert_eq!(count.load(Relaxed), 1);
+}
+
+#[test]
+fn idle_threads_take_promoted_branches() {
+    // Every thread of a 3-thread pool ends up running some branch: the
+    // promotion reaches the idle threads. Bounded: at most 5 s of tries.
+    let pool = tine::spawn(3);
+    let started = Instant::now();
+    let seen = std::sync::Mutex::new(std::collections::HashSet::new());
+    fn walk(depth: u32, seen: &std::sync::Mutex<std::collections::HashSet<std::thread::ThreadId>>) {
+        if depth == 0 {
+            seen.lock().unwrap().insert(std::thread::current().id());
+            std::hint::black_box(fib_serial(12));
+            return;
+        }
+        tine::join(|| walk(depth - 1, seen), || walk(depth - 1, seen));
+    }
+    // One region for all the rounds: a woken worker may take a few
+    // milliseconds to get a CPU on a loaded host.
+    pool.join(
+        || {
+            while seen.lock().unwrap().len() < 3 && started.elapsed() < Duration::from_secs(5) {
+                walk(10, &seen);
+            }
+        },
+        || (),
+    );
+    assert_eq!(seen.lock().unwrap().len(), 3);
+}
+
+#[test]
+fn branches_see_their_pools_thread_count() {
+    for pool in pools() {
+        let threads = pool.threads();
+        let (a, b) = pool.join(tine::current_num_threads, tine::current_num_threads);
+        assert_eq!((a, b), (threads, threads));
+        let mut seen = vec![0; 8];
+        pool.scope(|s| {
+            for slot in seen.iter_mut() {
+                s.spawn(move |_| *slot = tine::current_num_threads());
+            }
+        });
+        assert!(seen.iter().all(|&n| n == threads), "{seen:?}");
+    }
+}
