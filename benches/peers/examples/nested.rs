@@ -1,0 +1,489 @@
+//! Nested fork-join: `join` at every level of a recursion, and parallel
+//! sort, against serial code, rayon and chili (the Rust port of Spice,
+//! heartbeat scheduling).
+//!
+//! ```text
+//! cargo run --release -p tine-peers --example nested
+//! NESTED_ONLY=tree,fib cargo run --release -p tine-peers --example nested
+//! ```
+//!
+//! Workloads:
+//! - `tree`: the sum of a balanced binary tree of boxed nodes (chili's own
+//!   benchmark), 1,023 and 16,777,215 nodes, a `join` at every node;
+//! - `fib`: `fib(30)` with a `join` at every level, no manual cutoff, on 1
+//!   thread and on all of them;
+//! - `quicksort`, `mergesort`: rayon-demo-style recursive sorts of random
+//!   `u32`, written once over a `join` function (serial below 1,000 items);
+//! - `sort`: `par_sort_unstable` and `par_sort` of random `u64`, and of
+//!   `(u32, String)` pairs, against the serial `sort_unstable`/`sort`.
+//!
+//! Each backend runs in its own pool of `TINE_BENCH_THREADS` threads
+//! (default: all CPUs), made for it; rayon's and tine's are entered from
+//! outside with `install`, as a program's main thread enters them. A cell is
+//! the median of `NESTED_SAMPLES` samples (default 11) of at least 200 µs
+//! each; the table gives it and its ratio to serial. `NESTED_SCALE` (default
+//! 1) divides the big sizes, for a quick run.
+
+use std::hint::black_box;
+use std::time::Duration;
+use tine::prelude::*;
+use tine_peers::timing::median_seconds;
+
+/// A node of the balanced binary tree.
+struct Node {
+    value: u64,
+    left: Option<Box<Node>>,
+    right: Option<Box<Node>>,
+}
+
+impl Node {
+    /// A tree of `2^levels - 1` nodes.
+    fn tree(levels: u32) -> Option<Box<Node>> {
+        (levels > 0).then(|| {
+            Box::new(Node {
+                value: u64::from(levels),
+                left: Node::tree(levels - 1),
+                right: Node::tree(levels - 1),
+            })
+        })
+    }
+}
+
+/// One `join` implementation: what the recursive workloads are written over.
+trait Join: Sync {
+    fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send;
+}
+
+struct Serial;
+impl Join for Serial {
+    #[inline]
+    fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        (a(), b())
+    }
+}
+
+struct Tine;
+impl Join for Tine {
+    #[inline]
+    fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        tine::join(a, b)
+    }
+}
+
+struct Rayon;
+impl Join for Rayon {
+    #[inline]
+    fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        rayon::join(a, b)
+    }
+}
+
+fn tree_sum<J: Join>(j: &J, node: &Node) -> u64 {
+    let (left, right) = j.join(
+        || node.left.as_deref().map_or(0, |n| tree_sum(j, n)),
+        || node.right.as_deref().map_or(0, |n| tree_sum(j, n)),
+    );
+    node.value + left + right
+}
+
+/// chili passes its scope down explicitly.
+fn tree_sum_chili(scope: &mut chili::Scope<'_>, node: &Node) -> u64 {
+    let (left, right) = scope.join(
+        |s| node.left.as_deref().map_or(0, |n| tree_sum_chili(s, n)),
+        |s| node.right.as_deref().map_or(0, |n| tree_sum_chili(s, n)),
+    );
+    node.value + left + right
+}
+
+fn fib<J: Join>(j: &J, n: u32) -> u64 {
+    if n < 2 {
+        return u64::from(n);
+    }
+    let (a, b) = j.join(|| fib(j, n - 1), || fib(j, n - 2));
+    a + b
+}
+
+fn fib_chili(scope: &mut chili::Scope<'_>, n: u32) -> u64 {
+    if n < 2 {
+        return u64::from(n);
+    }
+    let (a, b) = scope.join(|s| fib_chili(s, n - 1), |s| fib_chili(s, n - 2));
+    a + b
+}
+
+/// Below this many items the recursive sorts call the serial sort.
+const SORT_LEAF: usize = 1_000;
+
+/// rayon-demo's quicksort: partition around the last item, recurse on both
+/// sides in parallel.
+fn quicksort<J: Join, T: Ord + Send>(j: &J, v: &mut [T]) {
+    if v.len() <= SORT_LEAF {
+        v.sort_unstable();
+        return;
+    }
+    let mid = partition(v);
+    let (lo, hi) = v.split_at_mut(mid);
+    j.join(|| quicksort(j, lo), || quicksort(j, &mut hi[1..]));
+}
+
+fn partition<T: Ord>(v: &mut [T]) -> usize {
+    let pivot = v.len() - 1;
+    v.swap(v.len() / 2, pivot);
+    let mut store = 0;
+    for i in 0..pivot {
+        if v[i] <= v[pivot] {
+            v.swap(i, store);
+            store += 1;
+        }
+    }
+    v.swap(store, pivot);
+    store
+}
+
+/// rayon-demo's mergesort: sort the halves in parallel into `buf`, merge.
+fn mergesort<J: Join, T: Ord + Copy + Send + Sync>(j: &J, v: &mut [T], buf: &mut [T]) {
+    if v.len() <= SORT_LEAF {
+        v.sort();
+        return;
+    }
+    let mid = v.len() / 2;
+    {
+        let (lo, hi) = v.split_at_mut(mid);
+        let (blo, bhi) = buf.split_at_mut(mid);
+        j.join(|| mergesort(j, lo, blo), || mergesort(j, hi, bhi));
+    }
+    buf.copy_from_slice(v);
+    let (lo, hi) = buf.split_at(mid);
+    let (mut i, mut k) = (0, 0);
+    for out in v.iter_mut() {
+        if k >= hi.len() || (i < lo.len() && lo[i] <= hi[k]) {
+            *out = lo[i];
+            i += 1;
+        } else {
+            *out = hi[k];
+            k += 1;
+        }
+    }
+}
+
+/// Random numbers from a fixed seed (xorshift).
+fn random_u64s(n: usize, mut seed: u64) -> Vec<u64> {
+    (0..n)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        })
+        .collect()
+}
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .map(|v| {
+            v.trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("{name}: a positive integer"))
+        })
+        .unwrap_or(default)
+}
+
+fn show(seconds: f64) -> String {
+    match seconds {
+        s if s >= 1e-3 => format!("{:.2} ms", s * 1e3),
+        s if s >= 1e-6 => format!("{:.2} µs", s * 1e6),
+        s => format!("{:.0} ns", s * 1e9),
+    }
+}
+
+/// One table row: a workload's serial time and every backend's.
+struct Row {
+    name: String,
+    cells: Vec<(&'static str, f64)>,
+}
+
+impl Row {
+    fn print(&self) {
+        let serial = self.cells[0].1;
+        let cells: Vec<String> = self
+            .cells
+            .iter()
+            .map(|(backend, s)| format!("{backend} {} ({:.2}x)", show(*s), s / serial))
+            .collect();
+        println!("| {} | {} |", self.name, cells.join(" | "));
+    }
+}
+
+fn main() {
+    let threads = tine_peers::threads();
+    let samples = env_usize("NESTED_SAMPLES", 11);
+    let scale = env_usize("NESTED_SCALE", 1).max(1);
+    let only = std::env::var("NESTED_ONLY").unwrap_or_default();
+    let wanted = |name: &str| only.is_empty() || only.split(',').any(|w| w.trim() == name);
+    let warm = Duration::from_millis(100);
+    let time = |call: &mut dyn FnMut()| median_seconds(samples, warm, call);
+
+    let tine_pool = tine::ThreadPool::try_spawn(threads).expect("tine pool");
+    let tine_one = tine::ThreadPool::try_spawn(1).expect("tine pool of 1");
+    let rayon_pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("rayon pool");
+    let chili_pool = chili::ThreadPool::with_config(chili::Config {
+        thread_count: std::num::NonZeroUsize::new(threads),
+        ..Default::default()
+    });
+    println!("threads: {threads}, samples: {samples}, scale: 1/{scale}");
+    println!("| workload | cells (time per call, ratio to serial) |");
+    println!("|---|---|");
+
+    if wanted("tree") {
+        for levels in [10u32, 24] {
+            let levels = if levels > 10 && scale > 1 {
+                levels - scale.ilog2().min(levels - 11)
+            } else {
+                levels
+            };
+            let tree = Node::tree(levels).expect("a tree");
+            let expected = tree_sum(&Serial, &tree);
+            let mut row = Row {
+                name: format!("tree sum, {} nodes", (1u64 << levels) - 1),
+                cells: Vec::new(),
+            };
+            row.cells.push((
+                "serial",
+                time(&mut || {
+                    black_box(tree_sum(&Serial, black_box(&tree)));
+                }),
+            ));
+            row.cells.push((
+                "tine",
+                time(&mut || {
+                    let got = tine_pool.install(|| tree_sum(&Tine, black_box(&tree)));
+                    assert_eq!(got, expected);
+                }),
+            ));
+            row.cells.push((
+                "rayon",
+                time(&mut || {
+                    let got = rayon_pool.install(|| tree_sum(&Rayon, black_box(&tree)));
+                    assert_eq!(got, expected);
+                }),
+            ));
+            row.cells.push((
+                "chili",
+                time(&mut || {
+                    let got = tree_sum_chili(&mut chili_pool.scope(), black_box(&tree));
+                    assert_eq!(got, expected);
+                }),
+            ));
+            row.print();
+        }
+    }
+
+    if wanted("fib") {
+        let n = 30;
+        let expected = fib(&Serial, n);
+        let mut row = Row {
+            name: format!("fib({n}), a join at every level"),
+            cells: Vec::new(),
+        };
+        row.cells.push((
+            "serial",
+            time(&mut || {
+                black_box(fib(&Serial, black_box(n)));
+            }),
+        ));
+        row.cells.push((
+            "tine 1 thread",
+            time(&mut || {
+                assert_eq!(tine_one.install(|| fib(&Tine, black_box(n))), expected);
+            }),
+        ));
+        row.cells.push((
+            "tine",
+            time(&mut || {
+                assert_eq!(tine_pool.install(|| fib(&Tine, black_box(n))), expected);
+            }),
+        ));
+        row.cells.push((
+            "rayon",
+            time(&mut || {
+                assert_eq!(rayon_pool.install(|| fib(&Rayon, black_box(n))), expected);
+            }),
+        ));
+        row.cells.push((
+            "chili",
+            time(&mut || {
+                assert_eq!(fib_chili(&mut chili_pool.scope(), black_box(n)), expected);
+            }),
+        ));
+        row.print();
+    }
+
+    let sizes = [1_000_000 / scale, 10_000_000 / scale];
+    if wanted("quicksort") || wanted("mergesort") {
+        for n in sizes {
+            let input: Vec<u32> = random_u64s(n, 7).into_iter().map(|x| x as u32).collect();
+            let mut sorted = input.clone();
+            sorted.sort_unstable();
+            let check = |v: &[u32]| assert!(v == &sorted[..]);
+            if wanted("quicksort") {
+                let mut row = Row {
+                    name: format!("quicksort, {n} u32"),
+                    cells: Vec::new(),
+                };
+                let mut v = input.clone();
+                let mut run = |backend: &'static str, sort: &dyn Fn(&mut [u32])| {
+                    row.cells.push((
+                        backend,
+                        time(&mut || {
+                            v.copy_from_slice(&input);
+                            sort(&mut v);
+                        }),
+                    ));
+                    check(&v);
+                };
+                run("serial", &|v| quicksort(&Serial, v));
+                run("tine", &|v| tine_pool.install(|| quicksort(&Tine, v)));
+                run("rayon", &|v| rayon_pool.install(|| quicksort(&Rayon, v)));
+                row.print();
+            }
+            if wanted("mergesort") {
+                let mut row = Row {
+                    name: format!("mergesort, {n} u32"),
+                    cells: Vec::new(),
+                };
+                let mut v = input.clone();
+                let mut buf = vec![0u32; n];
+                let mut run = |backend: &'static str, sort: &dyn Fn(&mut [u32], &mut [u32])| {
+                    row.cells.push((
+                        backend,
+                        time(&mut || {
+                            v.copy_from_slice(&input);
+                            sort(&mut v, &mut buf);
+                        }),
+                    ));
+                    check(&v);
+                };
+                run("serial", &|v, b| mergesort(&Serial, v, b));
+                run("tine", &|v, b| tine_pool.install(|| mergesort(&Tine, v, b)));
+                run("rayon", &|v, b| {
+                    rayon_pool.install(|| mergesort(&Rayon, v, b))
+                });
+                row.print();
+            }
+        }
+    }
+
+    if wanted("sort") {
+        let n = 10_000_000 / scale;
+        let input = random_u64s(n, 11);
+        let pairs: Vec<(u32, String)> = input
+            .iter()
+            .map(|&x| ((x >> 40) as u32 % 1000, format!("{:x}", x & 0xffff)))
+            .collect();
+        let sort_samples = samples.min(5);
+        sort_rows(
+            sort_samples,
+            &tine_pool,
+            &rayon_pool,
+            &input,
+            &format!("{n} u64"),
+        );
+        sort_rows(
+            sort_samples,
+            &tine_pool,
+            &rayon_pool,
+            &pairs,
+            &format!("{n} (u32, String)"),
+        );
+    }
+}
+
+/// Median seconds of `sort` over `samples` fresh copies of `input`; the
+/// copying is not timed. Checks the result against `expected`.
+fn time_sort<T: Clone + PartialEq>(
+    samples: usize,
+    input: &[T],
+    expected: &[T],
+    sort: &dyn Fn(&mut Vec<T>),
+) -> f64 {
+    let mut times: Vec<f64> = (0..samples.max(1))
+        .map(|_| {
+            let mut v = input.to_vec();
+            let start = std::time::Instant::now();
+            sort(&mut v);
+            let took = start.elapsed().as_secs_f64();
+            assert!(v == expected, "sorted wrongly");
+            took
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// The `par_sort_unstable` and `par_sort` rows for one input.
+fn sort_rows<T: Ord + Clone + Send + Sync>(
+    samples: usize,
+    tine_pool: &tine::ThreadPool,
+    rayon_pool: &rayon::ThreadPool,
+    input: &[T],
+    what: &str,
+) {
+    let mut expected = input.to_vec();
+    expected.sort();
+    for stable in [false, true] {
+        let name = if stable {
+            "par_sort"
+        } else {
+            "par_sort_unstable"
+        };
+        let mut row = Row {
+            name: format!("{name}, {what}"),
+            cells: Vec::new(),
+        };
+        let mut run = |backend: &'static str, sort: &dyn Fn(&mut Vec<T>)| {
+            row.cells
+                .push((backend, time_sort(samples, input, &expected, sort)));
+        };
+        if stable {
+            run("serial", &|v| v.sort());
+            run("tine", &|v| tine_pool.install(|| v.par_sort()));
+            run("rayon", &|v| {
+                rayon_pool.install(|| rayon::slice::ParallelSliceMut::par_sort(&mut v[..]))
+            });
+        } else {
+            run("serial", &|v| v.sort_unstable());
+            run("tine", &|v| tine_pool.install(|| v.par_sort_unstable()));
+            run("rayon", &|v| {
+                rayon_pool.install(|| rayon::slice::ParallelSliceMut::par_sort_unstable(&mut v[..]))
+            });
+        }
+        row.print();
+    }
+}
