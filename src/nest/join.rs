@@ -105,25 +105,51 @@ where
     };
 }
 
-/// Both results, or the first panic once both have finished.
-fn both<RA, RB>(a: std::thread::Result<RA>, b: std::thread::Result<RB>) -> (RA, RB) {
-    match (a, b) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(payload), _) | (Ok(_), Err(payload)) => resume_unwind(payload),
+/// Runs `b` (through `run_b`) if `a` unwinds: armed while `a` runs, so the
+/// fast path needs no `catch_unwind`. On the way out of a panicking `a`,
+/// `b` still runs (or is waited for), and its own panic is dropped: `a`'s
+/// resumes.
+struct OnUnwind<G: FnMut()> {
+    run_b: G,
+}
+
+impl<G: FnMut()> Drop for OnUnwind<G> {
+    #[cold]
+    fn drop(&mut self) {
+        let run_b = &mut self.run_b;
+        // A second panic while unwinding would abort: `b`'s is caught and
+        // dropped.
+        drop(catch_unwind(AssertUnwindSafe(run_b)));
     }
 }
 
+/// Both closures on this thread: `a`, then `b`, each told it did not
+/// migrate. A panic in `a` runs `b` before it resumes.
+#[inline]
 fn join_on_serial<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA,
     B: FnOnce(FnContext) -> RB,
 {
-    let ra = catch_unwind(AssertUnwindSafe(|| a(FnContext::new(false))));
-    let rb = catch_unwind(AssertUnwindSafe(|| b(FnContext::new(false))));
-    both(ra, rb)
+    let mut b = Some(b);
+    let guard = OnUnwind {
+        run_b: || {
+            if let Some(b) = b.take() {
+                b(FnContext::new(false));
+            }
+        },
+    };
+    let ra = a(FnContext::new(false));
+    core::mem::forget(guard);
+    let rb = match b.take() {
+        Some(b) => b(FnContext::new(false)),
+        None => unreachable!("b runs once, after a"),
+    };
+    (ra, rb)
 }
 
 /// One join on `worker` (this thread's): the protocol in `nest/mod.rs`.
+#[inline]
 fn join_on<A, B, RA, RB>(worker: &Worker, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
@@ -137,30 +163,52 @@ where
     let job = StackJob::new(|migrated| b(FnContext::new(migrated)));
     let header = job.header();
     worker.push(header);
-    worker.tick();
-    let ra = catch_unwind(AssertUnwindSafe(|| a(FnContext::new(false))));
-    // SAFETY: our own job, alive in this frame; the flag is owner-only.
-    let promoted = unsafe { (*header).is_promoted() };
-    let rb = if !promoted {
-        worker.unlink(header);
-        run_back(&job)
-    } else if worker.take_back(header) {
-        run_back(&job)
-    } else {
-        // SAFETY: as above: alive until this frame ends.
-        worker.wait_until(|| unsafe { (*header).probe() });
-        match job.take_result() {
-            Some(result) => result,
-            None => unreachable!("a claimed job leaves a result before its latch"),
-        }
+    worker.tick_in_region();
+    // If `a` panics, B is still run or waited for before the panic goes on.
+    let guard = OnUnwind {
+        run_b: || drop(finish_b(worker, &job)),
     };
-    both(ra, rb)
+    let ra = a(FnContext::new(false));
+    core::mem::forget(guard);
+    let rb = match finish_b(worker, &job) {
+        Some(Ok(rb)) => rb,
+        Some(Err(payload)) => resume_unwind(payload),
+        None => unreachable!("b runs once, after a"),
+    };
+    (ra, rb)
 }
 
-/// Runs a job that is the joiner's own again.
-fn run_back<F: FnOnce(bool) -> R, R>(job: &StackJob<F, R>) -> std::thread::Result<R> {
-    catch_unwind(AssertUnwindSafe(|| match job.run_inline() {
-        Some(value) => value,
-        None => unreachable!("a job taken back has not run"),
-    }))
+/// After A: runs B here if it is still ours (never promoted, or taken back),
+/// else waits for its runner, running other jobs meanwhile. `Err` is a
+/// panic of a runner on another thread (one here unwinds at once). Called
+/// once per join: after A, or by the guard if A unwinds.
+#[inline]
+fn finish_b<F: FnOnce(bool) -> R, R>(
+    worker: &Worker,
+    job: &StackJob<F, R>,
+) -> Option<std::thread::Result<R>> {
+    let header = job.header();
+    // SAFETY: our own job, alive in this frame; the flag is owner-only.
+    let promoted = unsafe { (*header).is_promoted() };
+    if !promoted {
+        worker.unlink(header);
+        return job.run_inline().map(Ok);
+    }
+    finish_promoted(worker, job)
+}
+
+/// B was promoted: take it back, or wait for the thread that claimed it.
+#[cold]
+#[inline(never)]
+fn finish_promoted<F: FnOnce(bool) -> R, R>(
+    worker: &Worker,
+    job: &StackJob<F, R>,
+) -> Option<std::thread::Result<R>> {
+    let header = job.header();
+    if worker.take_back(header) {
+        return job.run_inline().map(Ok);
+    }
+    // SAFETY: alive until this frame ends; the latch is set last.
+    worker.wait_until(|| unsafe { (*header).probe() });
+    job.take_result()
 }

@@ -29,13 +29,15 @@
 //! 2. It loads its own `wanted` (Relaxed). If set, it promotes the OLDEST
 //!    pending job: unlinks it and stores it in its `shared` slot (Release),
 //!    then rings the doorbell.
-//! 3. It runs A under `catch_unwind`.
+//! 3. It runs A, with a guard armed that finishes B (step 4) if A unwinds;
+//!    no `catch_unwind` on the fast path.
 //! 4. If B was never promoted, it unlinks B and runs it inline. If it was,
 //!    it tries to take it back: a compare-exchange of `shared` from B to
 //!    null. If that fails, a thief claimed B, and the joiner waits for B's
 //!    latch, running its own spawned jobs and stealing promoted ones
 //!    meanwhile (never parking).
-//! 5. A's panic, else B's, resumes once both sides have finished.
+//! 5. A's panic, else B's, resumes once both sides have finished (B's own
+//!    panic is dropped while A's unwinds; B run inline unwinds directly).
 //!
 //! # Invariants
 //!

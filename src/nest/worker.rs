@@ -14,6 +14,8 @@ pub(crate) struct Worker {
     nest: *const Nest,
     /// This thread's slot index.
     index: usize,
+    /// `nest.slots[index]`, kept for the join's request check.
+    slot: *const Slot,
     /// A real region (false: the team was busy; no slots, joins inline).
     region: bool,
     /// The pending list: newest and oldest jobs, or null.
@@ -43,6 +45,7 @@ impl Worker {
         Worker {
             nest,
             index,
+            slot: &*nest.slots[index],
             region,
             newest: Cell::new(ptr::null()),
             oldest: Cell::new(ptr::null()),
@@ -58,6 +61,7 @@ impl Worker {
     /// outlives every call this thread makes while it is current (it is
     /// entered by a frame that encloses them), which is as long as callers
     /// may use the reference.
+    #[inline]
     pub(crate) fn current<'a>() -> Option<&'a Worker> {
         let worker = CURRENT.with(Cell::get);
         // SAFETY: see above: set only by `enter`, whose guard resets it
@@ -65,6 +69,7 @@ impl Worker {
         unsafe { worker.as_ref() }
     }
 
+    #[inline]
     pub(crate) fn nest(&self) -> &Nest {
         // SAFETY: the nest belongs to the pool, which outlives the region.
         unsafe { &*self.nest }
@@ -81,15 +86,19 @@ impl Worker {
     }
 
     /// Whether joins may be promoted (a real region of several threads).
+    #[inline]
     pub(crate) fn in_region(&self) -> bool {
         self.region
     }
 
+    #[inline]
     fn slot(&self) -> &Slot {
-        &self.nest().slots[self.index]
+        // SAFETY: the slot belongs to the nest, which outlives the worker.
+        unsafe { &*self.slot }
     }
 
     /// Pushes `job` as the newest pending job.
+    #[inline]
     pub(crate) fn push(&self, job: *const Header) {
         // SAFETY: pending jobs are alive (a stack job until its join
         // unlinks it, a heap job until run), and only this thread touches
@@ -106,6 +115,7 @@ impl Worker {
     }
 
     /// Removes `job`, which is in the list.
+    #[inline]
     pub(crate) fn unlink(&self, job: *const Header) {
         // SAFETY: as in `push`.
         unsafe {
@@ -136,7 +146,15 @@ impl Worker {
     /// Relaxed load of this thread's own slot line on the fast path.
     #[inline]
     pub(crate) fn tick(&self) {
-        if self.region && self.slot().wanted.load(crate::sync::Ordering::Relaxed) {
+        if self.region {
+            self.tick_in_region();
+        }
+    }
+
+    /// [`Worker::tick`] for a worker known to run a real region.
+    #[inline]
+    pub(crate) fn tick_in_region(&self) {
+        if self.slot().wanted.load(crate::sync::Ordering::Relaxed) {
             self.promote();
         }
     }
@@ -166,6 +184,7 @@ impl Worker {
     }
 
     /// Takes `job` back from this thread's slot; false if it was claimed.
+    #[inline]
     pub(crate) fn take_back(&self, job: *const Header) -> bool {
         self.slot().take_back(job)
     }
