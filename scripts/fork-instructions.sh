@@ -39,13 +39,16 @@ fi
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-# Exclusive instructions per function, split into the waits and the rest.
+# Exclusive instructions per function, split into the waits and the rest
+# by the whole line (file and function: a clock read is named after its
+# type, `Timespec`, and the waits' reads of their thread-local stacked
+# mark run through an out-of-line `call_once`).
 split() {
     FORK_COUNT=$1 FORK_WAIT=yield valgrind --tool=callgrind --callgrind-out-file="$dir/cg" \
         "$bin" >/dev/null 2>&1
     callgrind_annotate --auto=no --inclusive=no --threshold=100 "$dir/cg" 2>/dev/null |
-        sed -n 's/^ *\([0-9,][0-9,]*\) .*:\(.*\)$/\1 \2/p' | tr -d , |
-        awk '/wait_for_join|wait_for_fork|give_way|Timespec|Instant|clock_gettime|sched_yield|yield_now|vdso|futex|syscall|membarrier/ {w += $1; next}
+        sed -n 's/^ *\([0-9,][0-9,]*\) .*:\(.*\)$/\1 &/p' | tr -d , |
+        awk '/wait_for_join|wait_for_fork|give_way|Timespec|Instant|clock_gettime|sched_yield|yield_now|vdso|futex|syscall|membarrier|call_once/ {w += $1; next}
              {p += $1} END {print p, w}'
 }
 # A wait that outlasts its yields parks, and parking and waking add their

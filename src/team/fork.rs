@@ -78,11 +78,14 @@ impl Team {
         let job = unsafe { Job::new(share) };
         let mut woke_workers = false;
         // The remote teams first: their workers have the longest way to go.
-        for team in others.iter().map(|other| &**other).chain([self]) {
+        for team in others.iter().map(|other| &**other) {
             // SAFETY: we hold `team` and have not yet published this fork.
             unsafe { team.lock_line.dispatcher_frame.record(&frame) };
             woke_workers |= team.publish(job);
         }
+        // SAFETY: as above, for our own team.
+        unsafe { self.lock_line.dispatcher_frame.record(&frame) };
+        woke_workers |= self.publish(job);
         let joiner = Joiner {
             lead: self,
             others,
@@ -148,6 +151,19 @@ impl<R: Deref<Target = Team>> Joiner<'_, R> {
     #[inline]
     fn join_all(&self) -> env::Panics {
         let mut panics = env::Panics::new();
+        if self.others.is_empty() {
+            // A plain fork: one team, without the loops' bookkeeping.
+            self.lead.join(self.woke_workers);
+            self.lead.env.take_panics(&mut panics);
+            self.lead.hand_back();
+            return panics;
+        }
+        self.join_all_spread(panics)
+    }
+
+    /// [`Joiner::join_all`] for a spread fork.
+    #[inline(never)]
+    fn join_all_spread(&self, mut panics: env::Panics) -> env::Panics {
         let teams = [self.lead]
             .into_iter()
             .chain(self.others.iter().map(|other| &**other));
