@@ -4,6 +4,7 @@
 #![cfg(not(loom))]
 
 mod par_common;
+mod scale;
 
 use par_common::{pool, schedule_strategy};
 use proptest::prelude::*;
@@ -238,11 +239,11 @@ fn check_all(data: &[i64], pool: &ThreadPool, schedule: Schedule) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(scale::proptest_config(48))]
 
     #[test]
     fn every_consumer_and_adaptor_matches_the_serial_iterator(
-        data in prop::collection::vec(-1000i64..1000, 0..5000),
+        data in prop::collection::vec(-1000i64..1000, 0..scale::size(5000)),
         threads in 1usize..=6,
         schedule in schedule_strategy(),
         forced in any::<bool>(),
@@ -270,7 +271,9 @@ fn the_global_pool_install_and_current_num_threads() {
 
 #[test]
 fn a_static_float_sum_gives_the_same_bits_whether_or_not_it_forks() {
-    let data: Vec<f32> = (0..100_000).map(|i| (i as f32).sin() * 1e3).collect();
+    let data: Vec<f32> = (0..scale::size(100_000))
+        .map(|i| (i as f32).sin() * 1e3)
+        .collect();
     let pool = pool(4);
     let sum = |over| {
         let before = set_override(over);
@@ -279,7 +282,7 @@ fn a_static_float_sum_gives_the_same_bits_whether_or_not_it_forks() {
         sum
     };
     let forked = sum(Override::AlwaysFork);
-    for _ in 0..20 {
+    for _ in 0..scale::size(20) {
         assert_eq!(sum(Override::AlwaysFork).to_bits(), forked.to_bits());
         assert_eq!(sum(Override::NeverFork).to_bits(), forked.to_bits());
         assert_eq!(sum(Override::Adaptive).to_bits(), forked.to_bits());
@@ -290,17 +293,18 @@ fn a_static_float_sum_gives_the_same_bits_whether_or_not_it_forks() {
 fn nested_parallel_iterators_complete() {
     let pool = pool(4);
     let before = set_override(Override::AlwaysFork);
+    let inner = scale::size(1000) as u64;
     let total: u64 = pool.install(|| {
         (0..64u64)
             .into_par_iter()
-            .map(|i| (0..1000u64).into_par_iter().map(|j| i * j).sum::<u64>())
+            .map(|i| (0..inner).into_par_iter().map(|j| i * j).sum::<u64>())
             .sum()
     });
     set_override(before);
     assert_eq!(
         total,
         (0..64u64)
-            .map(|i| (0..1000u64).map(|j| i * j).sum::<u64>())
+            .map(|i| (0..inner).map(|j| i * j).sum::<u64>())
             .sum()
     );
 }
@@ -341,7 +345,8 @@ fn owned_items_are_dropped_exactly_once_under_early_stop_and_panics() {
             let before = set_override(over);
             let drops = AtomicUsize::new(0);
             let make = |n: u64| (0..n).map(|i| Counted(&drops, i)).collect::<Vec<_>>();
-            let n = 20_000u64;
+            let n = scale::size(20_000) as u64;
+            let (hit, bad) = (n / 4, n * 12_345 / 20_000);
             // Early stop.
             assert!(make(n)
                 .into_par_iter()
@@ -354,8 +359,8 @@ fn owned_items_are_dropped_exactly_once_under_early_stop_and_panics() {
                 .with_pool(pool)
                 .schedule(schedule)
                 .map(|c| c.1)
-                .find_first(|&i| i >= 5000);
-            assert_eq!(first, Some(5000));
+                .find_first(|&i| i >= hit);
+            assert_eq!(first, Some(hit));
             assert_eq!(drops.swap(0, Relaxed), n as usize);
             // A zip's longer side, and an iterator dropped unconsumed.
             let zipped = make(n)
@@ -374,7 +379,7 @@ fn owned_items_are_dropped_exactly_once_under_early_stop_and_panics() {
                     .with_pool(pool)
                     .schedule(schedule)
                     .map(|c| {
-                        if c.1 == 12_345 {
+                        if c.1 == bad {
                             panic!("item 12345");
                         }
                         c
@@ -404,7 +409,8 @@ fn a_hit_at_index_zero_stops_the_other_threads_early() {
         Schedule::Guided { min: 64 },
     ] {
         let visited = AtomicUsize::new(0);
-        let found = (0..10_000_000u64)
+        let n = scale::size(10_000_000);
+        let found = (0..n as u64)
             .into_par_iter()
             .with_pool(pool)
             .schedule(schedule)
@@ -418,9 +424,10 @@ fn a_hit_at_index_zero_stops_the_other_threads_early() {
                 i == 0
             });
         assert!(found);
-        // At most a few blocks per thread ran, not 10 million items.
+        // At most a few blocks per thread ran, not 10 million items (nor,
+        // shrunk under Miri, a quarter of them).
         assert!(
-            visited.load(Relaxed) < 200_000,
+            visited.load(Relaxed) < (n / 4).min(200_000),
             "{schedule:?}: {}",
             visited.load(Relaxed)
         );
@@ -438,7 +445,8 @@ fn find_first_returns_the_lowest_index_when_a_later_hit_comes_first() {
         Schedule::Guided { min: 1 },
     ] {
         // Hits at 10 and 900_000; the low one is slow to be found.
-        let found = (0..1_000_000u64)
+        let (n, late) = (scale::size(1_000_000) as u64, scale::size(900_000) as u64);
+        let found = (0..n)
             .into_par_iter()
             .with_pool(pool)
             .schedule(schedule)
@@ -446,10 +454,10 @@ fn find_first_returns_the_lowest_index_when_a_later_hit_comes_first() {
                 if i == 10 {
                     std::thread::sleep(std::time::Duration::from_millis(20));
                 }
-                i == 10 || i == 900_000
+                i == 10 || i == late
             });
         assert_eq!(found, Some(10), "{schedule:?}");
-        let failed = (0..1_000_000u64)
+        let failed = (0..n)
             .into_par_iter()
             .with_pool(pool)
             .schedule(schedule)
@@ -457,7 +465,7 @@ fn find_first_returns_the_lowest_index_when_a_later_hit_comes_first() {
                 if i == 10 {
                     std::thread::sleep(std::time::Duration::from_millis(20));
                 }
-                if i == 10 || i == 900_000 {
+                if i == 10 || i == late {
                     Err(i)
                 } else {
                     Ok(())
@@ -473,20 +481,19 @@ fn a_panic_reaches_the_caller_and_the_pool_keeps_working() {
     let pool = pool(3);
     for over in [Override::AlwaysFork, Override::NeverFork] {
         let before = set_override(over);
+        let n = scale::size(10_000) as u32;
+        let at = n * 7777 / 10_000;
         let result = std::panic::catch_unwind(|| {
-            (0..10_000u32)
-                .into_par_iter()
-                .with_pool(pool)
-                .for_each(|i| {
-                    if i == 7777 {
-                        panic!("boom at {i}");
-                    }
-                })
+            (0..n).into_par_iter().with_pool(pool).for_each(|i| {
+                if i == at {
+                    panic!("boom at {i}");
+                }
+            })
         });
         let payload = result.unwrap_err();
         assert_eq!(
             payload.downcast_ref::<String>().map(String::as_str),
-            Some("boom at 7777")
+            Some(format!("boom at {at}").as_str())
         );
         assert_eq!((0..10u32).into_par_iter().with_pool(pool).sum::<u32>(), 45);
         set_override(before);
@@ -494,6 +501,10 @@ fn a_panic_reaches_the_caller_and_the_pool_keeps_working() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "timing: the cutoff weighs items in real time, and Miri's clock is virtual"
+)]
 fn expensive_items_fork_without_being_told_and_cheap_ones_do_not() {
     let pool = pool(2);
     let spin = |cost: std::time::Duration| {
@@ -536,8 +547,8 @@ fn concurrent_callers_on_one_pool_each_get_their_own_partials() {
             let pool = &pool;
             s.spawn(move || {
                 set_override(Override::AlwaysFork);
-                for round in 0..2000u64 {
-                    let n = 1000 + round % 7 + k;
+                for round in 0..scale::size(2000) as u64 {
+                    let n = scale::size(1000) as u64 + round % 7 + k;
                     let sum: u64 = (0..n).into_par_iter().with_pool(pool).map(|x| x * 2).sum();
                     assert_eq!(sum, n * (n - 1), "k={k} round={round}");
                 }
@@ -561,8 +572,11 @@ fn zero_sized_items_are_counted_and_dropped_once() {
     for over in [Override::AlwaysFork, Override::NeverFork] {
         let before = set_override(over);
         assert_eq!(
-            vec![(); 10_000].into_par_iter().with_pool(pool).count(),
-            10_000
+            vec![(); scale::size(10_000)]
+                .into_par_iter()
+                .with_pool(pool)
+                .count(),
+            scale::size(10_000)
         );
         let units: Vec<()> = vec![(); 777].into_par_iter().with_pool(pool).collect();
         assert_eq!(units.len(), 777);
@@ -573,13 +587,14 @@ fn zero_sized_items_are_counted_and_dropped_once() {
             .collect();
         assert_eq!(kept.len(), 777);
         let drops = AtomicUsize::new(0);
-        let seen = (0..5000)
+        let seen = (0..scale::size(5000))
             .map(|_| Unit(&drops))
             .collect::<Vec<_>>()
             .into_par_iter()
             .with_pool(pool)
             .count();
-        assert_eq!((seen, drops.into_inner()), (5000, 5000));
+        let n = scale::size(5000);
+        assert_eq!((seen, drops.into_inner()), (n, n));
         assert_eq!([(); 100].par_chunks(7).with_pool(pool).count(), 15);
         set_override(before);
     }
@@ -591,7 +606,7 @@ fn a_panicking_identity_on_a_worker_leaves_no_stale_partial() {
     let before = set_override(Override::AlwaysFork);
     let caller = std::thread::current().id();
     let run = |fail: bool| {
-        (0..100_000u64)
+        (0..scale::size(100_000) as u64)
             .into_par_iter()
             .with_pool(pool)
             .map(|x| vec![x])
@@ -608,8 +623,8 @@ fn a_panicking_identity_on_a_worker_leaves_no_stale_partial() {
                 },
             )
     };
-    for _ in 0..20 {
-        assert_eq!(run(false).len(), 100_000);
+    for _ in 0..scale::size(20) {
+        assert_eq!(run(false).len(), scale::size(100_000));
         let payload =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(true))).unwrap_err();
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"identity"));

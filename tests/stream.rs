@@ -1,6 +1,7 @@
 //! `ThreadPool::stream_records`: record cutting, order, odd inputs, batch
 //! sizes, nesting. Errors, panics and bounded memory: `stream_errors.rs`.
 
+mod scale;
 mod stream_common;
 
 use std::convert::Infallible;
@@ -13,7 +14,8 @@ use tine::stream::{StreamError, StreamOptions};
 
 #[test]
 fn ordered_echo_is_byte_identical_through_uneven_reads() {
-    let data = lines(20_000);
+    let n = scale::size(20_000);
+    let data = lines(n);
     for threads in [1, 2, 3, 8] {
         let pool = tine::spawn(threads);
         for (min, max) in [(1, 1), (1, 7), (3, 64), (1, 100_000)] {
@@ -25,7 +27,7 @@ fn ordered_echo_is_byte_identical_through_uneven_reads() {
             };
             let stats = pool.stream_records(input, &mut out, options, echo).unwrap();
             assert!(out == data, "{threads} threads, batches {min}..{max}");
-            assert_eq!(stats.records, 20_000);
+            assert_eq!(stats.records, n as u64);
             assert_eq!(stats.bytes, data.len() as u64);
             assert!(stats.peak_batch <= max);
         }
@@ -34,7 +36,8 @@ fn ordered_echo_is_byte_identical_through_uneven_reads() {
 
 #[test]
 fn batches_are_contiguous_and_within_the_range() {
-    let data = lines(50_000);
+    let n = scale::size(50_000);
+    let data = lines(n);
     let pool = tine::spawn(3);
     let seen = Mutex::new(Vec::new());
     let options = StreamOptions::default().min_batch(4).max_batch(500);
@@ -55,13 +58,13 @@ fn batches_are_contiguous_and_within_the_range() {
         assert_eq!(*first, next);
         next += *len as u64;
     }
-    assert_eq!(next, 50_000);
+    assert_eq!(next, n as u64);
     assert_eq!(stats.batches, seen.len() as u64);
 }
 
 #[test]
 fn unordered_output_has_every_record_once() {
-    let data = lines(30_000);
+    let data = lines(scale::size(30_000));
     let pool = tine::spawn(4);
     let mut out = Vec::new();
     let options = StreamOptions::default().ordered(false).max_batch(300);
@@ -136,13 +139,19 @@ fn empty_input_calls_nothing() {
 
 #[test]
 fn a_huge_record_is_never_cut() {
-    let huge: Vec<u8> = (0..6 * 1024 * 1024)
-        .map(|i| b'a' + (i % 26) as u8)
-        .collect();
-    let mut data = lines(1000);
+    // Longer than several reads (64 KiB to 1 MiB natively; 4 to 64 KiB
+    // under Miri, which interprets every byte of it many times over).
+    let huge_len = if cfg!(miri) {
+        9 * 1024
+    } else {
+        6 * 1024 * 1024
+    };
+    let huge: Vec<u8> = (0..huge_len).map(|i| b'a' + (i % 26) as u8).collect();
+    let short = scale::size(1000);
+    let mut data = lines(short);
     data.extend_from_slice(&huge);
     data.push(b'\n');
-    data.extend_from_slice(&lines(1000));
+    data.extend_from_slice(&lines(short));
     data.extend_from_slice(&huge); // and last, with no delimiter
     let pool = tine::spawn(3);
     let longest = AtomicUsize::new(0);
@@ -165,14 +174,14 @@ fn a_huge_record_is_never_cut() {
         )
         .unwrap();
     assert_eq!(longest.into_inner(), huge.len());
-    assert_eq!(stats.records, 2002);
+    assert_eq!(stats.records, 2 * short as u64 + 2);
     assert!(out == data);
 }
 
 #[test]
 fn a_stream_inside_a_task_runs_inline() {
     let pool = tine::spawn(2);
-    let data = lines(5000);
+    let data = lines(scale::size(5000));
     let outputs = Mutex::new(Vec::new());
     pool.for_threads(|thread, _| {
         let mut out = Vec::new();
@@ -216,7 +225,8 @@ fn bad_options_are_errors() {
 
 #[test]
 fn tiny_windows_still_finish_in_order() {
-    let data = lines(5000);
+    let n = scale::size(5000);
+    let data = lines(n);
     for threads in [1, 2, 5] {
         let pool = tine::spawn(threads);
         for window in [1, 2, 3] {
@@ -231,7 +241,7 @@ fn tiny_windows_still_finish_in_order() {
                     seed: window as u64,
                 };
                 let stats = pool.stream_records(input, &mut out, options, echo).unwrap();
-                assert_eq!(stats.records, 5000);
+                assert_eq!(stats.records, n as u64);
                 if ordered {
                     assert!(out == data, "{threads} threads, window {window}");
                 } else {
@@ -268,6 +278,10 @@ impl Read for BurstThenTrickle {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "timing: batch sizes follow the backlog in real time, and Miri's clock is virtual"
+)]
 fn batches_grow_with_the_backlog_and_shrink_when_input_stalls() {
     let pool = tine::spawn(2);
     let input = BurstThenTrickle {

@@ -231,6 +231,10 @@ impl Waiter {
             // AlwaysPark), so models cover both the spinning and the parking
             // path in few steps.
             Some(spin) if cfg!(loom) => (2 * u32::from(!spin.is_zero()), 0),
+            // Under Miri, which interprets every poll, spin and yield a few
+            // times whatever the budget, then park: the same paths in a
+            // fraction of the steps.
+            Some(spin) if cfg!(miri) => (4 * u32::from(!spin.is_zero()), yield_limit.min(2)),
             Some(spin) => (yields_in(yielder, spin), yield_limit),
             None => (calibrated_yields_per_ms(yielder), 0),
         };
