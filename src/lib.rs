@@ -38,6 +38,10 @@
 //!
 //! ## Layout
 //! Layers, top to bottom; each imports only the layers below it.
+//! - `compat/` (feature `std`): rayon's remaining crate-root paths
+//!   ([`ThreadPoolBuilder`], [`broadcast`], [`current_thread_index`], the
+//!   [`iter`](mod@iter) and [`slice`](mod@slice) modules), thin layers over the rest, so that
+//!   `rayon = { package = "tine" }` ports a rayon program unchanged.
 //! - `numa/` (feature `numa`): topology, pinned pools, a distributed pool
 //!   with one team per NUMA node, and node-local memory.
 //! - [`par`] and [`stream`] (feature `std`): the rayon-compatible parallel
@@ -89,6 +93,8 @@ extern crate std;
 
 // Layers, top to bottom; each imports only the ones below it.
 pub mod arch;
+#[cfg(feature = "std")]
+mod compat;
 mod error;
 #[cfg(feature = "std")]
 mod nest;
@@ -110,6 +116,11 @@ mod wait;
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+#[cfg(feature = "std")]
+pub use compat::{
+    broadcast, current_thread_index, iter, max_num_threads, slice, BroadcastContext,
+    ThreadPoolBuildError, ThreadPoolBuilder,
+};
 pub use error::Error;
 #[cfg(all(feature = "std", loom))]
 #[doc(hidden)]

@@ -5,7 +5,7 @@ use super::distributed::DistributedPool;
 use super::pin::{take_slots, worker_setup, CallerPin, Pin, ThreadPlacement};
 use super::topology::Topology;
 use crate::error::Error;
-use crate::pool::spawn_worker_thread;
+use crate::pool::{spawn_worker_thread, thread_name};
 use crate::sync::AtomicUsize;
 use crate::team::{Slots, Team};
 use crate::wait::{WaitPolicy, Waiter};
@@ -213,7 +213,15 @@ impl DistributedBuilder {
                     // SAFETY: each team gets exactly as many worker threads
                     // as it was built with worker slots: `count - 1` for the
                     // lead, `count` for the others (slot 0 is the caller's).
-                    unsafe { spawn_worker_thread(&self.name, None, &team, global, setup) }
+                    unsafe {
+                        spawn_worker_thread(
+                            thread_name(&self.name, global),
+                            None,
+                            &team,
+                            global,
+                            setup,
+                        )
+                    }
                 }?;
                 pool.workers.push(handle);
             }

@@ -13,6 +13,7 @@
 use super::drive::{drive, Consumer};
 use super::iter::{FromParallelIterator, IntoParallelIterator, Par, ParallelIterator};
 use super::producer::Producer;
+use either::Either;
 use std::boxed::Box;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
@@ -199,6 +200,34 @@ impl<T: Send, F: Fn(&T) -> bool + Sync> Consumer<T> for Split<F> {
     }
 }
 
+/// Gathers the `Left`s and the `Right`s of a map to `Either`.
+struct SplitMap<F>(F);
+
+impl<T, L: Send, R: Send, F: Fn(T) -> Either<L, R> + Sync> Consumer<T> for SplitMap<F> {
+    type Acc = (Vec<L>, Vec<R>);
+    const STATIC_ONLY: bool = true;
+
+    fn start(&self) -> Self::Acc {
+        (Vec::new(), Vec::new())
+    }
+
+    #[inline]
+    fn fold<I: Iterator<Item = T>>(&self, acc: Self::Acc, _first: usize, items: I) -> Self::Acc {
+        let (mut lefts, mut rights) = acc;
+        for item in items {
+            match (self.0)(item) {
+                Either::Left(left) => lefts.push(left),
+                Either::Right(right) => rights.push(right),
+            }
+        }
+        (lefts, rights)
+    }
+
+    fn combine(&self, left: Self::Acc, right: Self::Acc) -> Self::Acc {
+        (joined(left.0, right.0), joined(left.1, right.1))
+    }
+}
+
 /// Gathers the two halves of each pair.
 struct Unzip;
 
@@ -245,6 +274,24 @@ where
     let (mut left, mut right) = (A::default(), B::default());
     left.extend_from_vec(accepted);
     right.extend_from_vec(rejected);
+    (left, right)
+}
+
+/// `partition_map`: the `Left`s and the `Right`s, each in input order.
+pub(crate) fn partition_map<P, A, B, F, L, R>(par: Par<P>, predicate: F) -> (A, B)
+where
+    P: Producer,
+    L: Send,
+    R: Send,
+    A: Default + ParallelExtend<L>,
+    B: Default + ParallelExtend<R>,
+    F: Fn(P::Item) -> Either<L, R> + Sync,
+{
+    let (producer, config) = par.into_parts();
+    let (lefts, rights) = drive(&producer, &config, &SplitMap(predicate));
+    let (mut left, mut right) = (A::default(), B::default());
+    left.extend_from_vec(lefts);
+    right.extend_from_vec(rights);
     (left, right)
 }
 

@@ -27,9 +27,11 @@ std::thread_local! {
 }
 
 /// The global pool, spawned on first use with `TINE_NUM_THREADS` threads
-/// (a positive integer), else one per CPU this process may use
-/// (`available_parallelism`). An unset, empty or invalid value falls back
-/// to the CPU count, as rayon does with `RAYON_NUM_THREADS`.
+/// (a positive integer), else `RAYON_NUM_THREADS` (for programs ported from
+/// rayon), else one per CPU this process may use (`available_parallelism`).
+/// An unset, empty or invalid value falls back to the next, as rayon does
+/// with `RAYON_NUM_THREADS`. [`crate::ThreadPoolBuilder::build_global`]
+/// can build it instead, before its first use.
 ///
 /// ```
 /// let pool = tine::global();
@@ -52,10 +54,25 @@ pub fn global() -> &'static ThreadPool {
     })
 }
 
-/// `TINE_NUM_THREADS` as a positive count, if it is one.
-fn threads_from_env() -> Option<usize> {
-    let value = std::env::var(THREADS_VAR).ok()?;
-    value.trim().parse::<usize>().ok().filter(|&n| n > 0)
+/// `TINE_NUM_THREADS`, else `RAYON_NUM_THREADS`, as a positive count, if
+/// one is.
+pub(crate) fn threads_from_env() -> Option<usize> {
+    let count = |var| {
+        let value = std::env::var(var).ok()?;
+        value.trim().parse::<usize>().ok().filter(|&n| n > 0)
+    };
+    count(THREADS_VAR).or_else(|| count("RAYON_NUM_THREADS"))
+}
+
+/// Makes `pool` the global pool; false (and `pool` dropped) if one is
+/// already there.
+pub(crate) fn set_global(pool: ThreadPool) -> bool {
+    GLOBAL.set(pool).is_ok()
+}
+
+/// Whether the global pool has been spawned or set.
+pub(crate) fn global_is_set() -> bool {
+    GLOBAL.get().is_some()
 }
 
 /// The number of threads of the pool this thread works for, as rayon's

@@ -398,6 +398,19 @@ pub trait ParallelIterator: Sized + Send {
         extend::partition(self.into_par(), predicate)
     }
 
+    /// Maps each item to [`Either`](crate::iter::Either) and gathers the
+    /// `Left`s and the `Right`s, each in input order.
+    fn partition_map<A, B, P, L, R>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<L>,
+        B: Default + Send + ParallelExtend<R>,
+        P: Fn(Self::Item) -> either::Either<L, R> + Sync + Send,
+        L: Send,
+        R: Send,
+    {
+        extend::partition_map(self.into_par(), predicate)
+    }
+
     /// Splits pairs into two collections, each in input order.
     fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
     where

@@ -68,10 +68,12 @@
 //! | `flat_map(f)` with `f` returning a parallel iterator | `flat_map_iter(f)` with `f` returning a serial iterator (rayon has both): one fork runs the outer items, so an inner parallel iterator would run serially anyway |
 //! | `for_each`, `sum`, `product`, `reduce`, `fold(..).reduce/sum/collect`, `min`, `max`, `min_by(_key)`, `max_by(_key)`, `count`, `any`, `all`, `find_any`, `find_first`, `position_any`, `position_first`, `collect::<Vec<_>>()`, `collect_into_vec`, `try_for_each`, `try_reduce` | same; `try_*` and `find_first` return the lowest position's answer |
 //! | `collect` into `HashMap`, `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`, `BinaryHeap`, `String`, `Result<C, E>`, `Option<C>`, `()`; `par_extend`; `partition`, `unzip` | same (`ParallelExtend` is in the prelude); items arrive in input order, so a map keeps the last of equal keys as a serial `collect` does |
-//! | `partition_map` | not offered: it needs rayon's `Either`; `map` to a pair of `Option`s and `unzip`, or `partition` then `map` |
-//! | `ThreadPoolBuilder::new().num_threads(n).build()` | `tine::ThreadPool::builder().threads(n).build()` |
+//! | `partition_map` with `rayon::iter::Either` | same, with [`crate::iter::Either`] (the `either` crate's, as rayon re-exports it) |
+//! | `par_windows`, `par_chunks_exact(_mut)`, `par_rchunks(_mut)`, `par_rchunks_exact(_mut)` | same (a size of 0 panics with rayon's message) |
+//! | `ThreadPoolBuilder::new().num_threads(n).build()`, `build_global()` | same ([`crate::ThreadPoolBuilder`]); tine's own is `tine::ThreadPool::builder().threads(n).build()` |
+//! | `rayon::broadcast`, `current_thread_index`, `max_num_threads`, `pool.broadcast` | same ([`crate::broadcast`]); `current_thread_index` is `Some(0)` outside every fork |
 //! | `pool.install(\|\| ..)`, `rayon::current_num_threads()` | `pool.install(\|\| ..)`, `tine::current_num_threads()` |
-//! | `RAYON_NUM_THREADS` | `TINE_NUM_THREADS` |
+//! | `RAYON_NUM_THREADS` | `TINE_NUM_THREADS`, else `RAYON_NUM_THREADS` |
 //! | — | `.schedule(Schedule::Dynamic { grain })`, `.schedule(Schedule::Guided { min })`, `.with_pool(&pool)` |
 //! | `rayon::join`, `rayon::join_context`, `rayon::scope`, `pool.join`, `pool.scope` | same: [`crate::join`], [`crate::join_context`], [`crate::scope`], [`crate::ThreadPool::join`], [`crate::ThreadPool::scope`], on the pool's own threads |
 //! | `rayon::spawn` (detached, `'static`) | not offered: `tine::spawn` spawns a pool (fork_union's name), and every tine call joins before it returns; spawn into a `scope` |
@@ -100,6 +102,7 @@ pub(crate) mod global;
 mod iter;
 mod producer;
 mod settings;
+mod slices;
 mod sort;
 mod source;
 mod source_collections;
@@ -117,6 +120,10 @@ pub use iter::{
 pub use producer::{
     ChunksMutProducer, ChunksProducer, Producer, RangeInteger, RangeIter, RangeProducer,
     SliceMutProducer, SliceProducer, VecProducer, VecRange,
+};
+pub use slices::{
+    ChunksExactMutProducer, ChunksExactProducer, RChunksExactMutProducer, RChunksExactProducer,
+    RChunksMutProducer, RChunksProducer, WindowsProducer,
 };
 pub use source::{
     IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelSlice, ParallelSliceMut,

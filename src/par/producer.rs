@@ -107,7 +107,7 @@ impl<'a, T> SliceMutProducer<'a, T> {
     ///
     /// # Safety
     /// In bounds, and handed out once (the producer contract).
-    unsafe fn sub_slice(&self, begin: usize, end: usize) -> &'a mut [T] {
+    pub(super) unsafe fn sub_slice(&self, begin: usize, end: usize) -> &'a mut [T] {
         // SAFETY: in bounds of the borrowed slice, and no other thread gets
         // any of these positions, so the `&mut` is unique.
         unsafe { core::slice::from_raw_parts_mut(self.base.add(begin), end - begin) }

@@ -8,6 +8,10 @@ use super::producer::{
     ChunksMutProducer, ChunksProducer, RangeInteger, RangeProducer, SliceMutProducer,
     SliceProducer, VecProducer,
 };
+use super::slices::{
+    ChunksExactMutProducer, ChunksExactProducer, RChunksExactMutProducer, RChunksExactProducer,
+    RChunksMutProducer, RChunksProducer, WindowsProducer,
+};
 use super::sort;
 use core::cmp::Ordering;
 use core::ops::{Range, RangeInclusive};
@@ -150,12 +154,67 @@ pub trait ParallelSlice<T: Sync> {
     /// # Panics
     /// If `size` is 0, with rayon's message.
     fn par_chunks(&self, size: usize) -> Par<ChunksProducer<'_, T>>;
+
+    /// Overlapping windows of `size` items, one per start (none if the
+    /// slice is shorter than `size`).
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let rising = [1, 2, 4, 7].par_windows(2).all(|w| w[0] < w[1]);
+    /// assert!(rising);
+    /// ```
+    ///
+    /// # Panics
+    /// If `size` is 0, with rayon's message.
+    fn par_windows(&self, size: usize) -> Par<WindowsProducer<'_, T>>;
+
+    /// Chunks of exactly `size` items from the front; a shorter remainder
+    /// at the end is left out (take it with `chunks_exact(size).remainder()`).
+    ///
+    /// # Panics
+    /// If `size` is 0, with rayon's message.
+    fn par_chunks_exact(&self, size: usize) -> Par<ChunksExactProducer<'_, T>>;
+
+    /// Chunks of `size` items from the back, the last one (at the front)
+    /// shorter if `size` does not divide the length.
+    ///
+    /// # Panics
+    /// If `size` is 0, with rayon's message.
+    fn par_rchunks(&self, size: usize) -> Par<RChunksProducer<'_, T>>;
+
+    /// Chunks of exactly `size` items from the back; a shorter remainder
+    /// at the front is left out.
+    ///
+    /// # Panics
+    /// If `size` is 0, with rayon's message.
+    fn par_rchunks_exact(&self, size: usize) -> Par<RChunksExactProducer<'_, T>>;
 }
 
 impl<T: Sync> ParallelSlice<T> for [T] {
     fn par_chunks(&self, size: usize) -> Par<ChunksProducer<'_, T>> {
         assert!(size != 0, "chunk_size must not be zero");
         Par::new(ChunksProducer { slice: self, size })
+    }
+
+    fn par_windows(&self, size: usize) -> Par<WindowsProducer<'_, T>> {
+        assert!(size != 0, "window_size must not be zero");
+        Par::new(WindowsProducer { slice: self, size })
+    }
+
+    fn par_chunks_exact(&self, size: usize) -> Par<ChunksExactProducer<'_, T>> {
+        assert!(size != 0, "chunk_size must not be zero");
+        Par::new(ChunksExactProducer { slice: self, size })
+    }
+
+    fn par_rchunks(&self, size: usize) -> Par<RChunksProducer<'_, T>> {
+        assert!(size != 0, "chunk_size must not be zero");
+        Par::new(RChunksProducer { slice: self, size })
+    }
+
+    fn par_rchunks_exact(&self, size: usize) -> Par<RChunksExactProducer<'_, T>> {
+        assert!(size != 0, "chunk_size must not be zero");
+        Par::new(RChunksExactProducer { slice: self, size })
     }
 }
 
@@ -168,6 +227,35 @@ pub trait ParallelSliceMut<T: Send> {
     /// # Panics
     /// If `size` is 0, with rayon's message.
     fn par_chunks_mut(&mut self, size: usize) -> Par<ChunksMutProducer<'_, T>>;
+
+    /// Mutable chunks of exactly `size` items from the front; a shorter
+    /// remainder at the end is left out.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// v.par_chunks_exact_mut(2).for_each(|pair| pair.swap(0, 1));
+    /// assert_eq!(v, [2, 1, 4, 3, 5]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `size` is 0, with rayon's message.
+    fn par_chunks_exact_mut(&mut self, size: usize) -> Par<ChunksExactMutProducer<'_, T>>;
+
+    /// Mutable chunks of `size` items from the back, the last one (at the
+    /// front) shorter if `size` does not divide the length.
+    ///
+    /// # Panics
+    /// If `size` is 0, with rayon's message.
+    fn par_rchunks_mut(&mut self, size: usize) -> Par<RChunksMutProducer<'_, T>>;
+
+    /// Mutable chunks of exactly `size` items from the back; a shorter
+    /// remainder at the front is left out.
+    ///
+    /// # Panics
+    /// If `size` is 0, with rayon's message.
+    fn par_rchunks_exact_mut(&mut self, size: usize) -> Par<RChunksExactMutProducer<'_, T>>;
 
     /// Sorts the slice, stably (equal elements keep their order): a
     /// parallel merge sort that allocates one buffer as long as the slice.
@@ -298,6 +386,30 @@ impl<T: Send> ParallelSliceMut<T> for [T] {
     fn par_chunks_mut(&mut self, size: usize) -> Par<ChunksMutProducer<'_, T>> {
         assert!(size != 0, "chunk_size must not be zero");
         Par::new(ChunksMutProducer {
+            slice: SliceMutProducer::new(self),
+            size,
+        })
+    }
+
+    fn par_chunks_exact_mut(&mut self, size: usize) -> Par<ChunksExactMutProducer<'_, T>> {
+        assert!(size != 0, "chunk_size must not be zero");
+        Par::new(ChunksExactMutProducer {
+            slice: SliceMutProducer::new(self),
+            size,
+        })
+    }
+
+    fn par_rchunks_mut(&mut self, size: usize) -> Par<RChunksMutProducer<'_, T>> {
+        assert!(size != 0, "chunk_size must not be zero");
+        Par::new(RChunksMutProducer {
+            slice: SliceMutProducer::new(self),
+            size,
+        })
+    }
+
+    fn par_rchunks_exact_mut(&mut self, size: usize) -> Par<RChunksExactMutProducer<'_, T>> {
+        assert!(size != 0, "chunk_size must not be zero");
+        Par::new(RChunksExactMutProducer {
             slice: SliceMutProducer::new(self),
             size,
         })

@@ -1,6 +1,6 @@
 //! [`Builder`]: a [`ThreadPool`]'s settings, and spawning it.
 
-use super::spawn::{spawn_worker_thread, WorkerSetup};
+use super::spawn::{spawn_worker_thread, thread_name, WorkerSetup};
 use super::ThreadPool;
 use crate::error::Error;
 use crate::nest::Nest;
@@ -27,6 +27,9 @@ use std::vec::Vec;
 pub struct Builder {
     threads: usize,
     name: String,
+    /// Whole names of workers `1..`, in order, from
+    /// [`Builder::thread_names`]; workers past its end use `name`.
+    thread_names: Vec<String>,
     stack_size: Option<usize>,
     wait_policy: WaitPolicy,
     busy_wait: core::time::Duration,
@@ -45,6 +48,7 @@ impl Default for Builder {
         Builder {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             name: String::from("tine"),
+            thread_names: Vec::new(),
             stack_size: None,
             wait_policy: WaitPolicy::Adaptive,
             busy_wait: crate::DEFAULT_BUSY_WAIT,
@@ -72,6 +76,24 @@ impl Builder {
     /// prefix cut so the whole name fits the OS limit. Default `"tine"`.
     pub fn name(mut self, name: &str) -> Self {
         self.name = String::from(name);
+        self
+    }
+
+    /// Whole names for the workers, in order (worker 1 first): rayon's
+    /// `thread_name` calls a closure per index, which
+    /// [`crate::ThreadPoolBuilder`] turns into this list. Workers past the
+    /// list's end are named by [`name`](Self::name)'s rule. A name longer
+    /// than the OS keeps is cut by the OS.
+    ///
+    /// ```
+    /// let pool = tine::ThreadPool::builder()
+    ///     .threads(2)
+    ///     .thread_names(vec!["solver-1".to_string()])
+    ///     .build()?;
+    /// # Ok::<(), tine::Error>(())
+    /// ```
+    pub fn thread_names(mut self, names: Vec<String>) -> Self {
+        self.thread_names = names;
         self
     }
 
@@ -165,7 +187,7 @@ impl Builder {
     /// errors of `numa::Topology::plan`, and `Error::Hwloc` if a thread
     /// cannot be bound.
     pub fn build(self) -> Result<ThreadPool, Error> {
-        if self.name.contains('\0') {
+        if self.name.contains('\0') || self.thread_names.iter().any(|n| n.contains('\0')) {
             return Err(Error::InvalidName);
         }
         let workers = self.threads.checked_sub(1).ok_or(Error::ZeroThreads)?;
@@ -224,9 +246,13 @@ impl Builder {
             let source = std::io::Error::new(std::io::ErrorKind::WouldBlock, "refused by the test");
             return Err(Error::Spawn { index, source });
         }
+        let name = match self.thread_names.get(index - 1) {
+            Some(name) => name.clone(),
+            None => thread_name(&self.name, index),
+        };
         // SAFETY: this is the only thread ever given `index` for this team
         // (`build` runs each index once and `run_worker` has no free slot).
-        unsafe { spawn_worker_thread(&self.name, self.stack_size, team, index, setup) }
+        unsafe { spawn_worker_thread(name, self.stack_size, team, index, setup) }
     }
 }
 
@@ -249,13 +275,31 @@ mod tests {
             other => panic!("expected a spawn error at worker 3, got {other:?}"),
         }
         // Workers 1 and 2 had started; they must be joined, not left running.
+        // A joined thread can stay listed in /proc for a moment (the kernel
+        // wakes `pthread_join` before it releases the task), so look again
+        // for up to a second before calling it a leak.
         #[cfg(target_os = "linux")]
-        for task in std::fs::read_dir("/proc/self/task").unwrap() {
-            let comm = std::fs::read_to_string(task.unwrap().path().join("comm"));
-            let comm = comm.unwrap_or_default();
+        {
+            let survivors = || -> std::vec::Vec<std::string::String> {
+                std::fs::read_dir("/proc/self/task")
+                    .unwrap()
+                    .filter_map(|task| {
+                        let comm = std::fs::read_to_string(task.ok()?.path().join("comm"));
+                        Some(comm.ok()?).filter(|comm| comm.starts_with("halfspawn"))
+                    })
+                    .collect()
+            };
+            let mut left = survivors();
+            for _ in 0..100 {
+                if left.is_empty() {
+                    break;
+                }
+                std::thread::sleep(core::time::Duration::from_millis(10));
+                left = survivors();
+            }
             assert!(
-                !comm.starts_with("halfspawn"),
-                "worker {comm} outlived the failed spawn"
+                left.is_empty(),
+                "workers {left:?} outlived the failed spawn"
             );
         }
         // The pool built right after works: nothing was left half-started.

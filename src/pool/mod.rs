@@ -10,7 +10,7 @@ mod spawn;
 
 pub use builder::Builder;
 #[cfg_attr(not(feature = "numa"), allow(unused_imports))] // numa spawns its own
-pub(crate) use spawn::{spawn_worker_thread, WorkerSetup};
+pub(crate) use spawn::{spawn_worker_thread, thread_name, WorkerSetup};
 
 use crate::error::Error;
 use crate::nest::Nest;

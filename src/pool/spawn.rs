@@ -18,8 +18,8 @@ const MAX_THREAD_NAME: usize = if cfg!(any(target_os = "linux", target_os = "and
 /// pinning itself. If it fails, the worker never joins and the spawn fails.
 pub(crate) type WorkerSetup = Box<dyn FnOnce() -> Result<(), Error> + Send>;
 
-/// Starts a worker thread of `team`, named
-/// `{prefix}:{thread_index}`, which runs `setup` and then the worker loop
+/// Starts a worker thread of `team`, named `name` (see [`thread_name`]),
+/// which runs `setup` and then the worker loop
 /// with `thread_index` (see `Team::worker_loop`). With a setup, waits for it and
 /// returns its error.
 ///
@@ -27,13 +27,13 @@ pub(crate) type WorkerSetup = Box<dyn FnOnce() -> Result<(), Error> + Send>;
 /// As for `Team::worker_loop`: the team must not get more than `threads - 1`
 /// workers in all.
 pub(crate) unsafe fn spawn_worker_thread(
-    prefix: &str,
+    name: String,
     stack_size: Option<usize>,
     team: &Arc<Team>,
     thread_index: usize,
     setup: Option<WorkerSetup>,
 ) -> Result<JoinHandle<()>, Error> {
-    let mut builder = std::thread::Builder::new().name(thread_name(prefix, thread_index));
+    let mut builder = std::thread::Builder::new().name(name);
     if let Some(bytes) = stack_size {
         builder = builder.stack_size(bytes);
     }
@@ -77,7 +77,7 @@ pub(crate) unsafe fn spawn_worker_thread(
 
 /// `{prefix}:{index}`, with the prefix cut on a char boundary so the whole
 /// name fits in [`MAX_THREAD_NAME`] bytes.
-fn thread_name(prefix: &str, index: usize) -> String {
+pub(crate) fn thread_name(prefix: &str, index: usize) -> String {
     use core::fmt::Write;
     let mut suffix = String::new();
     let _ = write!(suffix, ":{index}");

@@ -25,7 +25,7 @@ impl Frame {
         Frame
     }
 
-    pub(super) fn worker(_team: &Team) -> Self {
+    pub(super) fn worker(_team: &Team, _thread_index: usize) -> Self {
         Frame
     }
 

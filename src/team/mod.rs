@@ -139,7 +139,9 @@ pub use job::Share;
 #[cfg(feature = "std")]
 pub(crate) use nesting::in_fork as in_task;
 #[cfg(feature = "std")]
-pub(crate) use nesting::{innermost_fork_threads, innermost_frame_id};
+pub(crate) use nesting::{
+    frames_contain, innermost_fork_threads, innermost_frame_id, innermost_thread_index,
+};
 
 use crate::error::Error;
 use crate::sync::UnsafeCell;

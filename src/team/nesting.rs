@@ -31,6 +31,12 @@ pub(crate) struct Frame {
     /// The enclosing fork; for a worker's frame, null (see the module docs).
     parent: *const Frame,
     worker: bool,
+    /// This thread's index in the fork: a worker's slot, 0 for the
+    /// dispatcher (the caller is thread 0), and the enclosing frame's index
+    /// for an inline call (its shares all run on this thread). It shares
+    /// the padding word with `worker`, so the dispatcher's frame is written
+    /// with no more stores than before.
+    index: u32,
 }
 
 /// What [`Frame::enter`] replaced, for [`leave`].
@@ -46,17 +52,21 @@ impl Frame {
             threads,
             parent: CURRENT_FRAME.with(|current| current.get()),
             worker: false,
+            index: 0,
         }
     }
 
     /// A worker's frame: entered once for the worker's life, it stands for
     /// whichever fork of `team` the worker is running a share of.
-    pub(crate) fn worker(team: &Team) -> Self {
+    /// `thread_index` is the worker's index in the fork (below `u32::MAX`:
+    /// teams are counted in 32 bits).
+    pub(crate) fn worker(team: &Team, thread_index: usize) -> Self {
         Frame {
             team,
             threads: 0,
             parent: core::ptr::null(),
             worker: true,
+            index: thread_index as u32,
         }
     }
 
@@ -65,11 +75,16 @@ impl Frame {
     /// it makes [`in_fork`] true, so calls from the inline shares that find
     /// a team busy run inline at once, as a real fork's tasks would.
     pub(crate) fn inline(threads: usize) -> Self {
+        let parent = CURRENT_FRAME.with(|current| current.get());
+        // SAFETY: the innermost frame belongs to a fork that is still
+        // running (it waits for this thread), so its stack slot is live.
+        let index = unsafe { parent.as_ref() }.map_or(0, |parent| parent.index);
         Frame {
             team: core::ptr::null(),
             threads,
-            parent: CURRENT_FRAME.with(|current| current.get()),
+            parent,
             worker: false,
+            index,
         }
     }
 
@@ -163,6 +178,15 @@ pub(crate) fn innermost_fork_threads() -> Option<usize> {
     // SAFETY: a live worker frame's enclosing frame is its fork's
     // dispatcher's, live until that fork joins (`Frame::enclosing`).
     Some(unsafe { &*this.enclosing() }.threads)
+}
+
+/// This thread's index in the innermost fork it runs a share of (0 for
+/// the fork's caller, and for an inline call, the index of the fork it
+/// runs in), or `None` outside every fork.
+pub(crate) fn innermost_thread_index() -> Option<usize> {
+    let frame = CURRENT_FRAME.with(|current| current.get());
+    // SAFETY: as in `innermost_fork_threads`.
+    unsafe { frame.as_ref() }.map(|frame| frame.index as usize)
 }
 
 /// The innermost frame's address, 0 outside every fork: tells whether two

@@ -17,7 +17,7 @@ impl Team {
         // A worker runs user code only inside shares of this team's forks,
         // so its frame can stay entered for its whole life: set the
         // thread-local once here, not twice per share.
-        let frame = env::Frame::worker(self);
+        let frame = env::Frame::worker(self, thread_index);
         let outer = frame.enter();
         let mut seen = self.initial_generation;
         loop {

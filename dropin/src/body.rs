@@ -1,0 +1,184 @@
+//! Ordinary rayon code, written as rayon's docs write it. It names only
+//! `rayon::` paths: in this crate `rayon` is tine, and
+//! `benches/peers/tests/dropin.rs` compiles this same file against the
+//! real rayon. [`check`] checks every result against serial code and
+//! returns them all, printed, for the comparison across the two crates.
+//! Everything here is deterministic (no float sums, no `find_any`), so the
+//! two crates must print the same.
+
+use rayon::iter::{Either, IntoParallelIterator, IntoParallelRefIterator, ParallelIterator};
+use rayon::prelude::*;
+use rayon::slice::ParallelSliceMut;
+
+/// Runs the whole body over `data` on a 3-thread pool built with rayon's
+/// builder, asserting each result against serial code; returns the
+/// results, printed.
+pub fn check(data: &[i64]) -> String {
+    let built: Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> =
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .thread_name(|index| format!("dropin-{index}"))
+            .stack_size(1 << 20)
+            .build();
+    let pool = built.expect("a 3-thread pool");
+    assert_eq!(pool.current_num_threads(), 3);
+    let mut out = Vec::new();
+    pool.install(|| {
+        out.push(format!("{:?}", pool_calls(&pool)));
+        out.push(format!("{:?}", slices(data)));
+        out.push(format!("{:?}", either_and_partitions(data)));
+        out.push(format!("{:?}", recursion(data)));
+        out.push(format!("{:?}", sorting(data)));
+    });
+    // The same calls outside the pool: rayon's global pool, and tine's.
+    out.push(format!("{:?}", slices(data)));
+    out.push(format!("{:?}", recursion(data)));
+    out.join("\n")
+}
+
+/// The per-thread calls: `current_num_threads`, `current_thread_index`,
+/// `broadcast`, `max_num_threads`.
+fn pool_calls(pool: &rayon::ThreadPool) -> (usize, Vec<usize>, Vec<usize>, bool) {
+    let threads = rayon::current_num_threads();
+    assert_eq!(threads, 3);
+    let indices = pool.broadcast(|ctx| {
+        assert_eq!(ctx.num_threads(), 3);
+        ctx.index()
+    });
+    assert_eq!(indices, [0, 1, 2]);
+    let sizes = rayon::broadcast(|ctx| ctx.num_threads());
+    // Per-thread slots, indexed by the thread's index in its pool.
+    let slots: Vec<std::sync::atomic::AtomicUsize> =
+        (0..threads).map(|_| Default::default()).collect();
+    (0..10_000).into_par_iter().for_each(|_| {
+        let index = rayon::current_thread_index().expect("inside the pool");
+        slots[index].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    let total: usize = slots
+        .iter()
+        .map(|slot| slot.load(std::sync::atomic::Ordering::Relaxed))
+        .sum();
+    assert_eq!(total, 10_000);
+    (threads, indices, sizes, rayon::max_num_threads() >= threads)
+}
+
+type Sums = Vec<i64>;
+
+/// Windows and chunks of every kind, shared and mutable.
+fn slices(data: &[i64]) -> (Sums, Sums, Sums, Sums, Vec<i64>) {
+    let sum = |piece: &[i64]| piece.iter().sum::<i64>();
+    let windows: Sums = data.par_windows(3).map(sum).collect();
+    assert_eq!(windows, data.windows(3).map(sum).collect::<Sums>());
+    let exact: Sums = data.par_chunks_exact(4).map(sum).collect();
+    assert_eq!(exact, data.chunks_exact(4).map(sum).collect::<Sums>());
+    let back: Sums = data.par_rchunks(5).map(sum).collect();
+    assert_eq!(back, data.rchunks(5).map(sum).collect::<Sums>());
+    let back_exact: Sums = data.par_rchunks_exact(5).map(sum).collect();
+    assert_eq!(back_exact, data.rchunks_exact(5).map(sum).collect::<Sums>());
+    assert_eq!(
+        data.par_windows(2).filter(|w| w[0] <= w[1]).count(),
+        data.windows(2).filter(|w| w[0] <= w[1]).count()
+    );
+
+    let mut v = data.to_vec();
+    let mut serial = data.to_vec();
+    v.par_chunks_exact_mut(2).for_each(|pair| pair.swap(0, 1));
+    serial.chunks_exact_mut(2).for_each(|pair| pair.swap(0, 1));
+    v.par_rchunks_mut(3)
+        .enumerate()
+        .for_each(|(i, chunk)| chunk[0] += i as i64);
+    serial
+        .rchunks_mut(3)
+        .enumerate()
+        .for_each(|(i, chunk)| chunk[0] += i as i64);
+    v.par_rchunks_exact_mut(4).for_each(|chunk| chunk.reverse());
+    serial
+        .rchunks_exact_mut(4)
+        .for_each(|chunk| chunk.reverse());
+    assert_eq!(v, serial);
+    (windows, exact, back, back_exact, v)
+}
+
+/// `partition_map` with `Either`, `partition` and `unzip`.
+fn either_and_partitions(data: &[i64]) -> (Vec<i64>, Vec<String>, Vec<i64>, Vec<i64>) {
+    let (evens, odds): (Vec<i64>, Vec<String>) = data.par_iter().partition_map(|&x| {
+        if x % 2 == 0 {
+            Either::Left(x / 2)
+        } else {
+            Either::Right(x.to_string())
+        }
+    });
+    assert_eq!(
+        evens,
+        data.iter()
+            .filter(|x| *x % 2 == 0)
+            .map(|x| x / 2)
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        odds,
+        data.iter()
+            .filter(|x| *x % 2 != 0)
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+    );
+    let (small, large): (Vec<i64>, Vec<i64>) = data.par_iter().partition(|&&x| x < 100);
+    assert_eq!(small.len() + large.len(), data.len());
+    (evens, odds, small, large)
+}
+
+/// `join` and `scope`, free and on a pool, recursing.
+fn recursion(data: &[i64]) -> (i64, i64, Vec<i64>) {
+    fn sum(s: &[i64]) -> i64 {
+        if s.len() <= 4 {
+            return s.iter().sum();
+        }
+        let (left, right) = s.split_at(s.len() / 2);
+        let (a, b) = rayon::join(|| sum(left), || sum(right));
+        a + b
+    }
+    let total = sum(data);
+    assert_eq!(total, data.iter().sum::<i64>());
+    let mut parts = vec![0i64; 4];
+    let chunk = data.len().div_ceil(4).max(1);
+    rayon::scope(|s| {
+        for (part, piece) in parts.iter_mut().zip(data.chunks(chunk)) {
+            s.spawn(move |s| {
+                let (a, b) = piece.split_at(piece.len() / 2);
+                let (left, right) = (&mut 0i64, &mut 0i64);
+                s.spawn(|_| ());
+                rayon::join(|| *left = a.iter().sum(), || *right = b.iter().sum());
+                *part = *left + *right;
+            });
+        }
+    });
+    assert_eq!(parts.iter().sum::<i64>(), total);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let (a, b) = pool.join(|| sum(data), || data.len() as i64);
+    let mut counted = 0i64;
+    pool.scope(|s| s.spawn(|_| counted = b));
+    (a, counted, parts)
+}
+
+/// The sorts, by the path rayon programs import them from.
+fn sorting(data: &[i64]) -> Vec<Vec<i64>> {
+    let mut out = Vec::new();
+    let mut v = data.to_vec();
+    v.par_sort();
+    let mut serial = data.to_vec();
+    serial.sort();
+    assert_eq!(v, serial);
+    out.push(v.clone());
+    v.par_sort_unstable_by(|a, b| b.cmp(a));
+    serial.reverse();
+    assert_eq!(v, serial);
+    out.push(v.clone());
+    v.par_sort_by_key(|x| x.rem_euclid(7));
+    serial.sort_by_key(|x| x.rem_euclid(7));
+    assert_eq!(v, serial);
+    out.push(v);
+    out
+}

@@ -1,0 +1,36 @@
+//! rayon's crate-root paths, so that a program written for rayon compiles
+//! unchanged when its `Cargo.toml` says
+//! `rayon = { package = "tine", version = ".." }`.
+//!
+//! Most of rayon's surface is tine's own API under the same name
+//! (`prelude`, `join`, `scope`, `ThreadPool::install`); this module holds
+//! the rest, as thin layers over it: the builder ([`ThreadPoolBuilder`]),
+//! the per-thread calls ([`broadcast`], [`current_thread_index`]), and the
+//! module paths `iter` and `slice` that rayon programs import from.
+//!
+//! One name differs: `tine::spawn(n)` spawns a pool (fork_union's
+//! meaning), where `rayon::spawn(f)` runs a detached task. Every tine call
+//! joins before it returns; spawn into a [`crate::scope`] instead.
+
+mod broadcast;
+mod builder;
+
+pub use broadcast::{broadcast, current_thread_index, max_num_threads, BroadcastContext};
+pub use builder::{ThreadPoolBuildError, ThreadPoolBuilder};
+
+/// rayon's `rayon::iter`: the parallel-iterator traits, [`Either`] and
+/// the adaptor types, for programs that import them by this path.
+///
+/// [`Either`]: iter::Either
+pub mod iter {
+    pub use crate::par::{
+        FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelExtend, ParallelIterator,
+    };
+    pub use either::Either;
+}
+
+/// rayon's `rayon::slice`: the parallel methods of slices.
+pub mod slice {
+    pub use crate::par::{ParallelSlice, ParallelSliceMut};
+}

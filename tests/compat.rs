@@ -1,0 +1,211 @@
+//! rayon's crate-root paths (`src/compat/`): the builder, the per-thread
+//! calls, `partition_map`, and the extra slice sources, with rayon's
+//! meanings and edge cases.
+#![cfg(not(loom))]
+
+mod support;
+
+use std::panic::catch_unwind;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use tine::iter::Either;
+use tine::prelude::*;
+use tine::ThreadPoolBuilder;
+
+#[test]
+fn the_builder_names_workers_with_rayons_closure() {
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(3)
+        .thread_name(|index| format!("compat-{index}"))
+        .build()
+        .unwrap();
+    let names = pool.broadcast(|_| std::thread::current().name().map(String::from));
+    assert_eq!(names[1].as_deref(), Some("compat-1"));
+    assert_eq!(names[2].as_deref(), Some("compat-2"));
+}
+
+#[test]
+fn bad_builder_input_is_an_error_with_a_message() {
+    let error = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .thread_name(|_| "nul\0name".to_string())
+        .build()
+        .unwrap_err();
+    assert_eq!(error.to_string(), "the thread name contains a NUL byte");
+    // 0 means the default count, as in rayon.
+    let pool = ThreadPoolBuilder::new().num_threads(0).build().unwrap();
+    assert!(pool.current_num_threads() >= 1);
+}
+
+#[test]
+fn thread_indices_are_distinct_and_below_the_count_in_every_fork() {
+    let pool = tine::spawn(4);
+    for _ in 0..50 {
+        let seen: Vec<AtomicUsize> = (0..4).map(|_| AtomicUsize::new(0)).collect();
+        pool.for_threads(|thread_index, _| {
+            let index = tine::current_thread_index().unwrap();
+            assert_eq!(index, thread_index);
+            assert_eq!(pool.current_thread_index(), Some(thread_index));
+            seen[index].fetch_add(1, Relaxed);
+            // A nested call runs inline and keeps the share's index.
+            pool.for_threads(|_, _| assert_eq!(tine::current_thread_index(), Some(index)));
+        });
+        assert!(seen.iter().all(|count| count.load(Relaxed) == 1));
+    }
+    // Outside every fork: the caller is thread 0; a pool it is not in
+    // says so.
+    assert_eq!(tine::current_thread_index(), Some(0));
+    assert_eq!(pool.current_thread_index(), None);
+    assert_eq!(pool.install(|| pool.current_thread_index()), Some(0));
+    let other = tine::spawn(2);
+    pool.for_threads(|_, _| assert_eq!(other.current_thread_index(), None));
+    // Inside `join` regions, stolen branches see their own thread's index.
+    let indices = pool.install(|| {
+        let (a, b) = tine::join(tine::current_thread_index, tine::current_thread_index);
+        [a.unwrap(), b.unwrap()]
+    });
+    assert!(indices.iter().all(|&index| index < 4));
+}
+
+/// Counts drops of the results a broadcast made.
+struct Counted<'a>(&'a AtomicUsize);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Relaxed);
+    }
+}
+
+#[test]
+fn a_panicking_broadcast_drops_the_results_made_and_the_pool_stays_usable() {
+    support::serialize_panic_output();
+    let pool = tine::spawn(3);
+    let drops = AtomicUsize::new(0);
+    let caught = catch_unwind(|| {
+        pool.broadcast(|ctx| {
+            if ctx.index() == 1 {
+                panic!("broadcast boom");
+            }
+            Counted(&drops)
+        })
+    });
+    let payload = caught.err().expect("the panic reaches the caller");
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&"broadcast boom"));
+    assert_eq!(drops.load(Relaxed), 2);
+    assert_eq!(pool.broadcast(|ctx| ctx.index()), [0, 1, 2]);
+    // The free function uses the installed pool, else the global one.
+    assert_eq!(
+        pool.install(|| tine::broadcast(|ctx| ctx.num_threads())),
+        [3; 3]
+    );
+    assert_eq!(tine::broadcast(|_| ()).len(), tine::global().threads());
+}
+
+#[test]
+fn partition_map_moves_owned_items_out_in_input_order() {
+    let pool = tine::spawn(3);
+    for len in [0, 1, 2, 999, 20_000] {
+        let items: Vec<String> = (0..len).map(|i| i.to_string()).collect();
+        let (numbers, words): (Vec<usize>, Vec<String>) = pool.install(|| {
+            items.clone().into_par_iter().partition_map(|s| {
+                let n: usize = s.parse().unwrap();
+                if n % 3 == 0 {
+                    Either::Left(n)
+                } else {
+                    Either::Right(s)
+                }
+            })
+        });
+        assert_eq!(numbers, (0..len).filter(|n| n % 3 == 0).collect::<Vec<_>>());
+        let expected: Vec<String> = items
+            .into_iter()
+            .filter(|s| s.parse::<usize>().unwrap() % 3 != 0)
+            .collect();
+        assert_eq!(words, expected);
+    }
+}
+
+#[test]
+fn slice_sources_match_std_at_every_length_and_size() {
+    let pool = tine::spawn(3);
+    let data: Vec<u32> = (0..300).collect();
+    for len in [0, 1, 2, 3, 10, 31, 257, 300] {
+        let slice = &data[..len];
+        for size in [1, 2, 3, 7, 64, 301] {
+            let firsts = |pieces: Vec<&[u32]>| -> Vec<(u32, usize)> {
+                pieces.iter().map(|p| (p[0], p.len())).collect()
+            };
+            pool.install(|| {
+                assert_eq!(
+                    firsts(slice.par_windows(size).collect()),
+                    firsts(slice.windows(size).collect())
+                );
+                assert_eq!(
+                    firsts(slice.par_chunks_exact(size).collect()),
+                    firsts(slice.chunks_exact(size).collect())
+                );
+                assert_eq!(
+                    firsts(slice.par_rchunks(size).collect()),
+                    firsts(slice.rchunks(size).collect())
+                );
+                assert_eq!(
+                    firsts(slice.par_rchunks_exact(size).collect()),
+                    firsts(slice.rchunks_exact(size).collect())
+                );
+                assert_eq!(
+                    slice
+                        .par_rchunks(size)
+                        .enumerate()
+                        .map(|(i, c)| i * c.len())
+                        .sum::<usize>(),
+                    slice
+                        .rchunks(size)
+                        .enumerate()
+                        .map(|(i, c)| i * c.len())
+                        .sum::<usize>()
+                );
+            });
+            let mut v = slice.to_vec();
+            let mut serial = slice.to_vec();
+            v.par_chunks_exact_mut(size).for_each(|c| c.reverse());
+            serial.chunks_exact_mut(size).for_each(|c| c.reverse());
+            v.par_rchunks_mut(size)
+                .enumerate()
+                .for_each(|(i, c)| c[0] += i as u32);
+            serial
+                .rchunks_mut(size)
+                .enumerate()
+                .for_each(|(i, c)| c[0] += i as u32);
+            v.par_rchunks_exact_mut(size).for_each(|c| c.rotate_left(1));
+            serial
+                .rchunks_exact_mut(size)
+                .for_each(|c| c.rotate_left(1));
+            assert_eq!(v, serial, "len {len} size {size}");
+        }
+    }
+}
+
+#[test]
+fn zero_sizes_panic_with_rayons_messages() {
+    support::serialize_panic_output();
+    let data = [1, 2, 3];
+    let message = |f: &dyn Fn()| {
+        let payload = catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_err();
+        payload
+            .downcast_ref::<&str>()
+            .copied()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(
+        message(&|| drop(data.par_windows(0))),
+        "window_size must not be zero"
+    );
+    assert_eq!(
+        message(&|| drop(data.par_chunks_exact(0))),
+        "chunk_size must not be zero"
+    );
+    assert_eq!(
+        message(&|| drop(data.par_rchunks(0))),
+        "chunk_size must not be zero"
+    );
+}
