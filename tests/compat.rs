@@ -209,3 +209,46 @@ fn zero_sizes_panic_with_rayons_messages() {
         "chunk_size must not be zero"
     );
 }
+
+/// rayon's guarantee: with `with_min_len(min)`, no piece (so no `fold`
+/// partial) is shorter than `min`, probe blocks of the serial cutoff
+/// included, except a whole input shorter than `min`; and `min` wins over
+/// `max`.
+#[test]
+fn with_min_len_bounds_every_piece_as_rayon_does() {
+    use tine::par::Schedule;
+    let pool = tine::spawn(3);
+    for schedule in [
+        Schedule::Static,
+        Schedule::Dynamic { grain: 1 },
+        Schedule::Guided { min: 1 },
+    ] {
+        for (n, min, max) in [
+            (1_000_000usize, 1234usize, usize::MAX),
+            (100_000, 10, 0),
+            (50_000, 700, 500),
+            (999, 1000, usize::MAX),
+            (5000, 64, 100),
+        ] {
+            let partials: Vec<usize> = pool.install(|| {
+                (0..n)
+                    .into_par_iter()
+                    .with_min_len(min)
+                    .with_max_len(max)
+                    .schedule(schedule)
+                    .fold(|| 0usize, |count, _| count + 1)
+                    .collect()
+            });
+            assert_eq!(partials.iter().sum::<usize>(), n);
+            let shortest = partials.iter().copied().min().unwrap();
+            assert!(
+                shortest >= min.min(n),
+                "{schedule:?} n {n} min {min} max {max}: a piece of {shortest}"
+            );
+            if max >= min && n >= min {
+                let longest = partials.iter().copied().max().unwrap();
+                assert!(longest <= max.max(2 * min - 1), "{schedule:?}: {longest}");
+            }
+        }
+    }
+}

@@ -8,8 +8,10 @@
 //!   blocks: thread 0's end at 1, 4, 16, ... (so that the caller can decide
 //!   the cutoff early, `cutoff.rs`), the others' are whole; every block is
 //!   at most `max_len`, and at most [`STOP_BLOCK`] when the consumer can
-//!   stop early, so a stop is seen within one block. The blocks depend
-//!   only on `len`, `used` and the settings, never on timing.
+//!   stop early, so a stop is seen within one block; and at least
+//!   `min_len`, probe blocks included, as rayon promises (`min_len` wins
+//!   over both; `walk.rs`, `Blocks`). The blocks depend only on `len`,
+//!   `used` and the settings, never on timing.
 //! - Dynamic and guided: threads claim blocks from a counter on the
 //!   caller's stack (`schedule/dynamic.rs`); the caller claims alone until
 //!   the cutoff decides.
@@ -49,7 +51,7 @@ use crossbeam_utils::CachePadded;
 use guards::{
     ClaimGuard, CollectGuard, DropRest, DropTail, SerialGuard, ShareGuard, Slots, UnsafeSync,
 };
-use walk::{Record, Walk};
+use walk::{Blocks, Record, Walk};
 
 /// The largest block a thread runs between two checks for an early stop.
 pub const STOP_BLOCK: usize = 4096;
@@ -109,7 +111,7 @@ struct Call<'a, P, C, A> {
     used: usize,
     /// The static split of the `n` positions among the `used` threads.
     shares: Shares<usize>,
-    max_block: usize,
+    blocks: Blocks,
     /// Set when a share panics: the others stop as at an early stop.
     halt: CachePadded<AtomicBool>,
     _acc: core::marker::PhantomData<fn() -> A>,
@@ -136,6 +138,11 @@ fn run<P: Producer, C: Consumer<P::Item>>(
     if C::STOPS {
         max_block = max_block.min(STOP_BLOCK);
     }
+    // `min` wins over `max`, as in rayon.
+    let blocks = Blocks {
+        max: max_block.max(config.min_len),
+        min: config.min_len,
+    };
     let schedule = if C::STATIC_ONLY || used == 1 {
         Schedule::Static
     } else {
@@ -147,19 +154,21 @@ fn run<P: Producer, C: Consumer<P::Item>>(
         n,
         used,
         shares: Shares::new(n, used),
-        max_block,
+        blocks,
         halt: CachePadded::new(AtomicBool::new(false)),
         _acc: core::marker::PhantomData,
     };
     let key = run::<P, C> as fn(Option<&dyn ForkJoin>, &P, &Config, &C) -> C::Acc as usize;
     match schedule {
-        Schedule::Dynamic { grain } => match GrainClaims::new(n, grain.min(max_block), used) {
-            Some(claims) => {
-                call.run_claims(pool, key, |counter, _| claims.claim(counter), |c| c.min(n))
+        Schedule::Dynamic { grain } => {
+            match GrainClaims::new(n, grain.max(blocks.min).min(blocks.max), used) {
+                Some(claims) => {
+                    call.run_claims(pool, key, |counter, _| claims.claim(counter), |c| c.min(n))
+                }
+                None => call.run_static(pool, key),
             }
-            None => call.run_static(pool, key),
-        },
-        Schedule::Guided { min } => match GuidedClaims::new(n, min, used) {
+        }
+        Schedule::Guided { min } => match GuidedClaims::new(n, min.max(blocks.min), used) {
             Some(claims) => call.run_claims(
                 pool,
                 key,
@@ -190,14 +199,15 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
         true
     }
 
-    /// Folds a claimed chunk `begin..end` in blocks of at most
-    /// `max_block`; drops the rest of the chunk if a block is skipped.
+    /// Folds a claimed chunk `begin..end` in blocks within the call's
+    /// bounds; drops the rest of the chunk if a block is skipped.
     /// Returns whether to go on claiming.
     #[inline]
     fn chunk(&self, acc: &mut Option<C::Acc>, begin: usize, end: usize) -> bool {
         let mut from = begin;
         while from < end {
-            let to = end.min(from.saturating_add(self.max_block));
+            let left = end - from;
+            let to = from + self.blocks.fit(left, self.blocks.max.min(left));
             if !self.guarded_block(acc, from, to, end) {
                 return false;
             }
@@ -233,7 +243,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
 
     /// Runs the rest of `walk`'s range, folding into `acc`.
     fn finish_walk(&self, walk: &mut Walk, acc: &mut Option<C::Acc>) {
-        while let Some((begin, end)) = walk.next_block(self.max_block) {
+        while let Some((begin, end)) = walk.next_block(self.blocks) {
             if !self.guarded_block(acc, begin, end, walk.end) {
                 walk.cursor = walk.end;
                 return;
@@ -261,7 +271,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
         };
         while decision == Decision::Undecided {
             let walk = &mut serial.walk;
-            let Some((begin, end)) = walk.next_block(self.max_block) else {
+            let Some((begin, end)) = walk.next_block(self.blocks) else {
                 decision = cutoff.after_block(walk.done, true);
                 break;
             };

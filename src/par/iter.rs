@@ -142,8 +142,12 @@ pub trait ParallelIterator: Sized + Send {
         self.into_par().wrap(|base| Fold { base, identity, f })
     }
 
-    /// Gives each thread at least `min` positions: fewer threads take part
-    /// when the input is short (rayon's `with_min_len`).
+    /// Runs at least `min` positions per piece, as rayon's `with_min_len`:
+    /// fewer threads take part when the input is short, and no block (so
+    /// no `fold` partial, no `map_init` state) covers fewer than `min`
+    /// positions, except an input shorter than `min`. It wins over
+    /// [`with_max_len`](Self::with_max_len): a piece may then reach
+    /// `2 * min - 1`.
     fn with_min_len(self, min: usize) -> Par<Self::Producer> {
         self.into_par()
             .configure(|config| config.min_len = min.max(1))
