@@ -45,6 +45,10 @@ pub enum ParCall {
     /// `pool.join` of two parallel-iterator calls, the first with a `join`
     /// inside each item.
     JoinPar(Plan),
+    /// The positions, shuffled, sorted back inside `install` by a parallel
+    /// sort (`par_sort_by_key` if `stable`, else `par_sort_unstable`), then
+    /// visited in sorted order: each exactly once, and in order.
+    Sort { stable: bool },
 }
 
 impl ParCall {
@@ -85,6 +89,11 @@ impl ParCall {
             },
             10 => ParCall::Scope {
                 grain: 1 + usize::from(argument % 64),
+            },
+            // The top of the argument's range picks the sorts, so that older
+            // corpus entries keep their meaning.
+            _ if argument >= 240 => ParCall::Sort {
+                stable: argument % 2 == 0,
             },
             _ => ParCall::JoinPar(plan),
         }
@@ -197,6 +206,24 @@ impl ParCall {
                 });
                 let want = skip..(skip + n / 2).min(n);
                 assert!(kept.iter().copied().eq(want), "{self:?}: the items kept");
+            }
+            ParCall::Sort { stable } => {
+                // A permutation of `0..n` (7919 is prime, so coprime with
+                // any `n` it does not divide; else the identity).
+                let step = if n % 7919 == 0 { 1 } else { 7919 };
+                let mut v: Vec<(usize, usize)> =
+                    (0..n).map(|i| ((i * step) % n.max(1), i)).collect();
+                pool.install(|| {
+                    if stable {
+                        v.par_sort_by_key(|pair| pair.0);
+                    } else {
+                        v.par_sort_unstable();
+                    }
+                });
+                for (rank, &(key, _)) in v.iter().enumerate() {
+                    assert_eq!(key, rank, "{self:?}: sorted order");
+                    visit(key);
+                }
             }
             ParCall::Partition(plan) => {
                 let (thirds, others): (Vec<usize>, Vec<usize>) = (0..n)

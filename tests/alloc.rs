@@ -94,6 +94,13 @@ macro_rules! every_consumer {
                 .par_chunks_mut(64)
                 .with_pool(pool)
                 .for_each(|c| c[0] = 0);
+            // `flat_map` with parallel inner iterators (positions of one
+            // item each go straight through, unbuffered).
+            total += (0..64u64)
+                .into_par_iter()
+                .with_pool(pool)
+                .flat_map(|i| (0..i).into_par_iter().map(|j| j + 1))
+                .sum::<u64>();
             // The other slice sources (rayon's names).
             total += data
                 .par_windows(3)

@@ -252,3 +252,81 @@ fn with_min_len_bounds_every_piece_as_rayon_does() {
         }
     }
 }
+
+#[test]
+fn flat_map_with_parallel_inner_iterators_matches_serial() {
+    let pool = tine::spawn(3);
+    for n in [0u64, 1, 7, 1000, 10_000] {
+        let serial: Vec<u64> = (0..n)
+            .flat_map(|i| (0..i % 37).map(move |j| i * 100 + j))
+            .collect();
+        let got: Vec<u64> = pool.install(|| {
+            (0..n)
+                .into_par_iter()
+                .flat_map(|i| (0..i % 37).into_par_iter().map(move |j| i * 100 + j))
+                .collect()
+        });
+        assert_eq!(got, serial);
+        // Inner iterators whose positions yield no item (filter) or several
+        // (flat_map_iter), and a sum.
+        let filtered: Vec<u64> = pool.install(|| {
+            (0..n)
+                .into_par_iter()
+                .flat_map(|i| {
+                    (0..i % 11)
+                        .into_par_iter()
+                        .filter(|j| j % 2 == 0)
+                        .flat_map_iter(move |j| [i, j])
+                })
+                .collect()
+        });
+        let expected: Vec<u64> = (0..n)
+            .flat_map(|i| (0..i % 11).filter(|j| j % 2 == 0).flat_map(move |j| [i, j]))
+            .collect();
+        assert_eq!(filtered, expected);
+        let nested: Vec<Vec<u64>> = (0..n).map(|i| (0..i % 5).collect()).collect();
+        let flat: u64 = nested.par_iter().flatten().sum();
+        assert_eq!(flat, nested.iter().flatten().sum::<u64>());
+        let flat_iter: Vec<u64> = nested.clone().into_par_iter().flatten_iter().collect();
+        assert_eq!(flat_iter, nested.concat());
+    }
+}
+
+#[test]
+fn flat_map_drops_every_owned_inner_item_once_on_early_stop_and_panic() {
+    support::serialize_panic_output();
+    let pool = tine::spawn(3);
+    let drops = AtomicUsize::new(0);
+    let made = |drops: &'static AtomicUsize| -> (Vec<Vec<Counted<'static>>>, usize) {
+        let outer: Vec<Vec<Counted>> = (0..2000)
+            .map(|i| (0..i % 9).map(|_| Counted(drops)).collect())
+            .collect();
+        let total = outer.iter().map(Vec::len).sum();
+        (outer, total)
+    };
+    // `'static` counters: the items outlive nothing here, but `Counted`
+    // borrows its counter.
+    let drops: &'static AtomicUsize = Box::leak(Box::new(drops));
+    let (outer, total) = made(drops);
+    let hit = pool.install(|| outer.into_par_iter().flat_map(|inner| inner).any(|_| true));
+    assert!(hit);
+    assert_eq!(drops.load(Relaxed), total);
+    drops.store(0, Relaxed);
+    let (outer, total) = made(drops);
+    let seen = AtomicUsize::new(0);
+    let caught = catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.install(|| {
+            outer
+                .into_par_iter()
+                .flat_map(|inner| inner)
+                .for_each(|item| {
+                    if seen.fetch_add(1, Relaxed) == 500 {
+                        panic!("flat_map boom");
+                    }
+                    drop(item);
+                })
+        })
+    }));
+    assert!(caught.is_err());
+    assert_eq!(drops.load(Relaxed), total);
+}

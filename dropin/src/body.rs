@@ -29,6 +29,8 @@ pub fn check(data: &[i64]) -> String {
         out.push(format!("{:?}", either_and_partitions(data)));
         out.push(format!("{:?}", recursion(data)));
         out.push(format!("{:?}", sorting(data)));
+        out.push(format!("{:?}", folds(data)));
+        out.push(format!("{:?}", flat_maps(data)));
     });
     // The same calls outside the pool: rayon's global pool, and tine's.
     out.push(format!("{:?}", slices(data)));
@@ -181,4 +183,36 @@ fn sorting(data: &[i64]) -> Vec<Vec<i64>> {
     assert_eq!(v, serial);
     out.push(v);
     out
+}
+
+/// `fold_with` and `with_min_len`: every partial covers at least `min`
+/// items (rayon's promise), and the partials add up.
+fn folds(data: &[i64]) -> (i64, bool) {
+    let total: i64 = data.par_iter().fold_with(0i64, |a, &x| a + x).sum();
+    assert_eq!(total, data.iter().sum::<i64>());
+    let counts: Vec<usize> = data
+        .par_iter()
+        .with_min_len(64)
+        .fold(|| 0usize, |n, _| n + 1)
+        .collect();
+    assert_eq!(counts.iter().sum::<usize>(), data.len());
+    let short = counts.iter().any(|&n| n < 64.min(data.len()));
+    assert!(!short, "a partial under with_min_len(64): {counts:?}");
+    (total, short)
+}
+
+/// `flat_map` with a parallel inner iterator, `flatten` and
+/// `flatten_iter`, in input order.
+fn flat_maps(data: &[i64]) -> (Vec<i64>, i64, Vec<i64>) {
+    let doubled: Vec<i64> = data
+        .par_chunks(5)
+        .flat_map(|chunk| chunk.par_iter().map(|x| x * 2))
+        .collect();
+    assert_eq!(doubled, data.iter().map(|x| x * 2).collect::<Vec<_>>());
+    let nested: Vec<Vec<i64>> = data.chunks(3).map(<[i64]>::to_vec).collect();
+    let total: i64 = nested.par_iter().flatten().sum();
+    assert_eq!(total, data.iter().sum::<i64>());
+    let flat: Vec<i64> = nested.into_par_iter().flatten_iter().collect();
+    assert_eq!(flat, data);
+    (doubled, total, flat)
 }

@@ -4,9 +4,11 @@
 //! plain serial iterator chain.
 
 use super::producer::Producer;
+mod flatten;
 mod reshape;
 mod slicing;
 
+pub use flatten::{FlatMap, FlatMapItems, Serial};
 pub use reshape::{Cloned, Copied, Fold, FoldIter, Pooled, Zip};
 pub use slicing::{Chain, ChainIter, Window};
 

@@ -7,8 +7,8 @@
 //! consumer hands it to the driver (`drive.rs`), which forks once.
 
 use super::adaptor::{
-    Chain, CloneOf, Cloned, Copied, Filter, FilterMap, FlatMapIter, Fold, Inspect, Map, MapInit,
-    MapWith, Pooled,
+    Chain, CloneOf, Cloned, Copied, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Inspect, Map,
+    MapInit, MapWith, Pooled,
 };
 mod indexed;
 mod par;
@@ -112,6 +112,47 @@ pub trait ParallelIterator: Sized + Send {
         self.into_par().wrap(|base| FlatMapIter { base, f })
     }
 
+    /// Maps each item to a parallel iterator (anything
+    /// [`IntoParallelIterator`]) and yields its items in place, as rayon's
+    /// `flat_map`. The outer items spread over the threads; each inner
+    /// iterator runs serially on the thread of its outer item.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let pairs: Vec<(u32, u32)> =
+    ///     (0..4u32).into_par_iter().flat_map(|i| (0..i).into_par_iter().map(move |j| (i, j))).collect();
+    /// assert_eq!(pairs.len(), 6);
+    /// ```
+    fn flat_map<F, I>(self, f: F) -> Par<FlatMap<Self::Producer, F>>
+    where
+        F: Fn(Self::Item) -> I + Sync + Send,
+        I: IntoParallelIterator,
+    {
+        self.into_par().wrap(|base| FlatMap { base, f })
+    }
+
+    /// Yields the items of each item, itself a parallel iterator, in place
+    /// (rayon's `flatten`).
+    #[allow(clippy::type_complexity)]
+    fn flatten(self) -> Par<FlatMap<Self::Producer, fn(Self::Item) -> Self::Item>>
+    where
+        Self::Item: IntoParallelIterator,
+    {
+        self.flat_map(core::convert::identity as fn(Self::Item) -> Self::Item)
+    }
+
+    /// Yields the items of each item, a serial iterator, in place (rayon's
+    /// `flatten_iter`).
+    #[allow(clippy::type_complexity)]
+    fn flatten_iter(self) -> Par<FlatMapIter<Self::Producer, fn(Self::Item) -> Self::Item>>
+    where
+        Self::Item: IntoIterator,
+        <Self::Item as IntoIterator>::Item: Send,
+    {
+        self.flat_map_iter(core::convert::identity as fn(Self::Item) -> Self::Item)
+    }
+
     /// Copies items out of references.
     fn copied<'a, T>(self) -> Par<Copied<Self::Producer>>
     where
@@ -140,6 +181,21 @@ pub trait ParallelIterator: Sized + Send {
         T: Send,
     {
         self.into_par().wrap(|base| Fold { base, identity, f })
+    }
+
+    /// [`fold`](Self::fold) from a clone of `init` per range, as rayon's
+    /// `fold_with` (which needs `T: Clone + Send`; tine also needs `Sync`,
+    /// since the threads clone one shared `init`, as in `map_with`).
+    fn fold_with<T, F>(self, init: T, f: F) -> Par<Fold<Self::Producer, CloneOf<T>, F>>
+    where
+        T: Clone + Send + Sync,
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+    {
+        self.into_par().wrap(|base| Fold {
+            base,
+            identity: CloneOf(init),
+            f,
+        })
     }
 
     /// Runs at least `min` positions per piece, as rayon's `with_min_len`:

@@ -65,7 +65,7 @@
 //! | the same on `HashMap`, `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`, `BinaryHeap` | same; the items (or references) are gathered into a `Vec` first, one allocation per call, as rayon does for these |
 //! | `par_chunks(k)`, `par_chunks_mut(k)` | same (`k == 0` panics with rayon's message) |
 //! | `map`, `map_init`, `map_with`, `inspect`, `filter`, `filter_map`, `flat_map_iter`, `enumerate`, `zip`, `chain`, `skip`, `take`, `copied`, `cloned`, `with_min_len`, `with_max_len` | same (`skip` and `take` on indexed iterators, as in rayon) |
-//! | `flat_map(f)` with `f` returning a parallel iterator | `flat_map_iter(f)` with `f` returning a serial iterator (rayon has both): one fork runs the outer items, so an inner parallel iterator would run serially anyway |
+//! | `flat_map(f)` with `f` returning a parallel iterator, `flatten`, `flatten_iter` | same; one fork runs the outer items, and each inner parallel iterator runs serially on its outer item's thread ([`Serial`]) |
 //! | `for_each`, `sum`, `product`, `reduce`, `fold(..).reduce/sum/collect`, `min`, `max`, `min_by(_key)`, `max_by(_key)`, `count`, `any`, `all`, `find_any`, `find_first`, `position_any`, `position_first`, `collect::<Vec<_>>()`, `collect_into_vec`, `try_for_each`, `try_reduce` | same; `try_*` and `find_first` return the lowest position's answer |
 //! | `collect` into `HashMap`, `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`, `BinaryHeap`, `String`, `Result<C, E>`, `Option<C>`, `()`; `par_extend`; `partition`, `unzip` | same (`ParallelExtend` is in the prelude); items arrive in input order, so a map keeps the last of equal keys as a serial `collect` does |
 //! | `partition_map` with `rayon::iter::Either` | same, with [`crate::iter::Either`] (the `either` crate's, as rayon re-exports it) |
@@ -108,8 +108,9 @@ mod source;
 mod source_collections;
 
 pub use adaptor::{
-    Chain, ChainIter, CloneOf, Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Fold,
-    FoldIter, Indexed, Inspect, MakeState, Map, MapInit, MapInitIter, MapWith, Pooled, Window, Zip,
+    Chain, ChainIter, CloneOf, Cloned, Copied, Enumerate, Filter, FilterMap, FlatMap, FlatMapItems,
+    FlatMapIter, Fold, FoldIter, Indexed, Inspect, MakeState, Map, MapInit, MapInitIter, MapWith,
+    Pooled, Serial, Window, Zip,
 };
 pub use extend::ParallelExtend;
 pub use global::{current_num_threads, global, THREADS_VAR};

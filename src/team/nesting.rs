@@ -30,14 +30,20 @@ pub(crate) struct Frame {
     threads: usize,
     /// The enclosing fork; for a worker's frame, null (see the module docs).
     parent: *const Frame,
-    worker: bool,
-    /// This thread's index in the fork: a worker's slot, 0 for the
+    /// [`WORKER`] for a worker's frame, and this thread's index in the
+    /// fork in the other bits ([`INDEX`]): a worker's slot, 0 for the
     /// dispatcher (the caller is thread 0), and the enclosing frame's index
-    /// for an inline call (its shares all run on this thread). It shares
-    /// the padding word with `worker`, so the dispatcher's frame is written
-    /// with no more stores than before.
-    index: u32,
+    /// for an inline call (its shares all run on this thread). One word,
+    /// so a dispatcher's frame costs one store for both, as a lone flag
+    /// did.
+    tag: u32,
 }
+
+/// The bit of [`Frame::tag`] that marks a worker's frame.
+const WORKER: u32 = 1 << 31;
+/// The bits of [`Frame::tag`] that hold the thread's index (an index past
+/// them, in a team of over 2^31 threads, is reported as the largest).
+const INDEX: u32 = WORKER - 1;
 
 /// What [`Frame::enter`] replaced, for [`leave`].
 pub(crate) type Outer = *const Frame;
@@ -51,22 +57,19 @@ impl Frame {
             team,
             threads,
             parent: CURRENT_FRAME.with(|current| current.get()),
-            worker: false,
-            index: 0,
+            tag: 0,
         }
     }
 
     /// A worker's frame: entered once for the worker's life, it stands for
     /// whichever fork of `team` the worker is running a share of.
-    /// `thread_index` is the worker's index in the fork (below `u32::MAX`:
-    /// teams are counted in 32 bits).
+    /// `thread_index` is the worker's index in the fork.
     pub(crate) fn worker(team: &Team, thread_index: usize) -> Self {
         Frame {
             team,
             threads: 0,
             parent: core::ptr::null(),
-            worker: true,
-            index: thread_index as u32,
+            tag: WORKER | thread_index.min(INDEX as usize) as u32,
         }
     }
 
@@ -78,14 +81,19 @@ impl Frame {
         let parent = CURRENT_FRAME.with(|current| current.get());
         // SAFETY: the innermost frame belongs to a fork that is still
         // running (it waits for this thread), so its stack slot is live.
-        let index = unsafe { parent.as_ref() }.map_or(0, |parent| parent.index);
+        let index = unsafe { parent.as_ref() }.map_or(0, |parent| parent.tag & INDEX);
         Frame {
             team: core::ptr::null(),
             threads,
             parent,
-            worker: false,
-            index,
+            tag: index,
         }
+    }
+
+    /// Whether this is a worker's frame.
+    #[inline]
+    fn is_worker(&self) -> bool {
+        self.tag & WORKER != 0
     }
 
     /// Makes this frame the thread's innermost fork; returns the previous one.
@@ -96,7 +104,7 @@ impl Frame {
 
     /// The fork this frame's fork runs inside.
     fn enclosing(&self) -> *const Frame {
-        if !self.worker {
+        if !self.is_worker() {
             return self.parent;
         }
         // This worker frame is live, so its team's fork is running and its
@@ -172,7 +180,7 @@ pub(crate) fn innermost_fork_threads() -> Option<usize> {
     // SAFETY: as in `frames_contain`: the innermost frame belongs to a fork
     // that is still running, so its stack slot is live.
     let this = unsafe { &*frame };
-    if !this.worker {
+    if !this.is_worker() {
         return Some(this.threads);
     }
     // SAFETY: a live worker frame's enclosing frame is its fork's
@@ -186,7 +194,7 @@ pub(crate) fn innermost_fork_threads() -> Option<usize> {
 pub(crate) fn innermost_thread_index() -> Option<usize> {
     let frame = CURRENT_FRAME.with(|current| current.get());
     // SAFETY: as in `innermost_fork_threads`.
-    unsafe { frame.as_ref() }.map(|frame| frame.index as usize)
+    unsafe { frame.as_ref() }.map(|frame| (frame.tag & INDEX) as usize)
 }
 
 /// The innermost frame's address, 0 outside every fork: tells whether two

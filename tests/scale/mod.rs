@@ -8,18 +8,26 @@
 //! and 1 natively.
 #![allow(dead_code)] // not every test binary uses every item
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// The divisor: see the module docs.
 pub fn divisor() -> usize {
-    static DIVISOR: OnceLock<usize> = OnceLock::new();
-    *DIVISOR.get_or_init(|| {
-        std::env::var("TINE_TEST_SCALE")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|&d: &usize| d > 0)
-            .unwrap_or(if cfg!(miri) { 100 } else { 1 })
-    })
+    // A cache that threads may fill at once, all with the same value: an
+    // atomic, not a `OnceLock`, whose uninstrumented std internals
+    // ThreadSanitizer would report as a race.
+    static DIVISOR: AtomicUsize = AtomicUsize::new(0);
+    match DIVISOR.load(Relaxed) {
+        0 => {
+            let divisor = std::env::var("TINE_TEST_SCALE")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .filter(|&d: &usize| d > 0)
+                .unwrap_or(if cfg!(miri) { 100 } else { 1 });
+            DIVISOR.store(divisor, Relaxed);
+            divisor
+        }
+        divisor => divisor,
+    }
 }
 
 /// `n` shrunk by the divisor, but never below `min(n, 2)`: an empty input

@@ -2,7 +2,7 @@
 //! (which drops the longer side's tail), `copied` and `cloned`, `fold` (one
 //! partial per range) and `with_pool`'s lifetime marker.
 
-use super::{DropPart, Indexed, Producer};
+use super::{DropPart, Indexed, MakeState, Producer};
 use core::marker::PhantomData;
 
 /// `zip`: pairs, as long as the shorter side.
@@ -121,12 +121,17 @@ pub struct FoldIter<'a, It, I, F> {
     f: &'a F,
 }
 
-impl<It: Iterator, I: Fn() -> T, F: Fn(T, It::Item) -> T, T> Iterator for FoldIter<'_, It, I, F> {
+impl<It, I, F, T> Iterator for FoldIter<'_, It, I, F>
+where
+    It: Iterator,
+    I: MakeState<State = T>,
+    F: Fn(T, It::Item) -> T,
+{
     type Item = T;
 
     fn next(&mut self) -> Option<T> {
         let base = self.base.take()?;
-        Some(base.fold((self.identity)(), self.f))
+        Some(base.fold(self.identity.make(), self.f))
     }
 }
 
@@ -135,7 +140,7 @@ impl<It: Iterator, I: Fn() -> T, F: Fn(T, It::Item) -> T, T> Iterator for FoldIt
 unsafe impl<P, I, F, T> Producer for Fold<P, I, F>
 where
     P: Producer,
-    I: Fn() -> T + Sync,
+    I: MakeState<State = T>,
     F: Fn(T, P::Item) -> T + Sync,
 {
     type Item = T;
