@@ -442,6 +442,10 @@ fn calls_from_outside_any_pool_use_the_global_pool() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "promotion follows the clock, which Miri makes virtual (steps, not time); covered natively and under TSan"
+)]
 fn idle_threads_take_promoted_branches() {
     // Every thread of a 3-thread pool ends up running some branch: the
     // promotion reaches the idle threads. Bounded: at most 5 s of tries.
