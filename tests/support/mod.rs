@@ -40,6 +40,7 @@ pub fn serialize_panic_output() {
     use std::sync::atomic::{AtomicBool, Ordering};
     static INSTALL: std::sync::Once = std::sync::Once::new();
     static PRINTING: AtomicBool = AtomicBool::new(false);
+    static INSTALLED: AtomicBool = AtomicBool::new(false);
     INSTALL.call_once(|| {
         let print = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
@@ -52,5 +53,13 @@ pub fn serialize_panic_output() {
             // Release: pairs with the Acquire swap above.
             PRINTING.store(false, Ordering::Release);
         }));
+        // Release: pairs with the Acquire load below.
+        INSTALLED.store(true, Ordering::Release);
     });
+    // Acquire: pairs with the Release store above, so the hook that another
+    // thread installed happens before this thread's panics, as TSan sees it
+    // (std's `Once` and its hook lock are not instrumented).
+    while !INSTALLED.load(Ordering::Acquire) {
+        std::hint::spin_loop();
+    }
 }
