@@ -128,6 +128,14 @@ macro_rules! every_consumer {
                 .with_pool(pool)
                 .map(u64::from)
                 .sum::<u64>();
+            // `par_bridge`: batches in each range's stack room, the source
+            // under a lock that does not allocate.
+            total += data
+                .iter()
+                .par_bridge()
+                .with_pool(pool)
+                .map(|x| x + 1)
+                .sum::<u64>();
             // Into a Vec that has the capacity: no allocation either.
             par().map(|x| x + 1).collect_into_vec(out);
             sink.fetch_add(total as usize + out.len(), Relaxed);

@@ -330,3 +330,77 @@ fn flat_map_drops_every_owned_inner_item_once_on_early_stop_and_panic() {
     assert!(caught.is_err());
     assert_eq!(drops.load(Relaxed), total);
 }
+
+#[test]
+fn small_sources_match_serial_and_drop_owned_items_once() {
+    let pool = tine::spawn(3);
+    let before = tine::par::cutoff::set_override(tine::par::cutoff::Override::AlwaysFork);
+    let none: Vec<String> = tine::iter::empty().with_pool(&pool).collect();
+    assert!(none.is_empty());
+    let one: Vec<u8> = tine::iter::once(7u8).with_pool(&pool).collect();
+    assert_eq!(one, [7]);
+    let pairs: Vec<(&str, usize)> = tine::iter::repeat("x")
+        .zip(0..1000usize)
+        .with_pool(&pool)
+        .collect();
+    assert!(pairs
+        .iter()
+        .enumerate()
+        .all(|(i, &(x, j))| x == "x" && i == j));
+    assert_eq!(pairs.len(), 1000);
+    let taken: Vec<u8> = tine::iter::repeat(1u8).take(5).with_pool(&pool).collect();
+    assert_eq!(taken, [1; 5]);
+    let strings: Vec<String> = tine::iter::repeat_n(String::from("ab"), 777)
+        .with_pool(&pool)
+        .collect();
+    assert_eq!(strings, vec![String::from("ab"); 777]);
+    assert_eq!(
+        tine::iter::repeatn(2u64, 10).with_pool(&pool).sum::<u64>(),
+        20
+    );
+    // Option and Result, owned and borrowed.
+    let mut some = Some(5u32);
+    assert_eq!(some.into_par_iter().with_pool(&pool).sum::<u32>(), 5);
+    assert_eq!(None::<u32>.into_par_iter().with_pool(&pool).count(), 0);
+    some.par_iter_mut().with_pool(&pool).for_each(|x| *x += 1);
+    assert_eq!(some.par_iter().with_pool(&pool).copied().max(), Some(6));
+    let ok: Result<u32, String> = Ok(3);
+    let err: Result<u32, String> = Err("no".into());
+    assert_eq!(ok.par_iter().with_pool(&pool).count(), 1);
+    assert_eq!(err.clone().into_par_iter().with_pool(&pool).count(), 0);
+    // Arrays: by value (moved out, each once), by reference, by mutable
+    // reference.
+    let mut array = [1u64, 2, 3, 4, 5, 6, 7];
+    array.par_iter_mut().with_pool(&pool).for_each(|x| *x *= 10);
+    assert_eq!(array.par_iter().with_pool(&pool).sum::<u64>(), 280);
+    assert_eq!(
+        array
+            .into_par_iter()
+            .with_pool(&pool)
+            .map(|x| x / 10)
+            .collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5, 6, 7]
+    );
+    let dropped = AtomicUsize::new(0);
+    struct Counted<'a>(usize, &'a AtomicUsize);
+    impl Drop for Counted<'_> {
+        fn drop(&mut self) {
+            self.1.fetch_add(1, Relaxed);
+        }
+    }
+    let owned: [Counted<'_>; 64] = core::array::from_fn(|i| Counted(i, &dropped));
+    let found = owned
+        .into_par_iter()
+        .with_pool(&pool)
+        .with_max_len(4)
+        .find_any(|c| c.0 == 40)
+        .map(|c| c.0);
+    assert_eq!(found, Some(40));
+    assert_eq!(dropped.load(Relaxed), 64);
+    // An iterator dropped unconsumed drops its items too.
+    dropped.store(0, Relaxed);
+    drop([Counted(0, &dropped), Counted(1, &dropped)].into_par_iter());
+    drop(tine::iter::once(Counted(2, &dropped)));
+    assert_eq!(dropped.load(Relaxed), 3);
+    tine::par::cutoff::set_override(before);
+}

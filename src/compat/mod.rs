@@ -23,9 +23,11 @@ pub use builder::{ThreadPoolBuildError, ThreadPoolBuilder};
 ///
 /// [`Either`]: iter::Either
 pub mod iter {
+    pub use crate::par::{empty, once, repeat, repeat_n, repeatn, Empty, Once, Repeat, RepeatN};
     pub use crate::par::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelExtend, ParallelIterator,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, IterBridge, ParallelBridge,
+        ParallelExtend, ParallelIterator,
     };
     pub use either::Either;
 }

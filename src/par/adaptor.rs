@@ -96,6 +96,11 @@ macro_rules! closure_adaptor {
                 // SAFETY: forwarded from the caller.
                 unsafe { self.base.drop_range(begin, end) }
             }
+
+            #[inline]
+            fn ended(&self, begin: usize) -> bool {
+                self.base.ended(begin)
+            }
         }
 
         $(
@@ -203,6 +208,11 @@ where
     unsafe fn drop_range(&self, begin: usize, end: usize) {
         // SAFETY: forwarded from the caller.
         unsafe { self.base.drop_range(begin, end) }
+    }
+
+    #[inline]
+    fn ended(&self, begin: usize) -> bool {
+        self.base.ended(begin)
     }
 }
 // SAFETY: one item per position when the base has one.

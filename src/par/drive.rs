@@ -23,8 +23,9 @@
 //! # Every position once
 //!
 //! Each position is either folded or dropped unseen (`drop_range`), once,
-//! whatever happens: a block the consumer skips (early stop) or that comes
-//! after a panic (`halt`) is dropped, the rest of a range after a stop is
+//! whatever happens: a block the consumer skips (early stop), that comes
+//! after a panic (`halt`) or past a producer's end (`Producer::ended`) is
+//! dropped, the rest of a range after a stop is
 //! dropped, a panicking block's iterator drops its own rest as it unwinds,
 //! and after a dynamic call the caller drops what no one claimed. The
 //! guards below do it on the unwinding paths too.
@@ -183,11 +184,15 @@ fn run<P: Producer, C: Consumer<P::Item>>(
 
 impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
     /// Folds block `begin..end` into `acc`, or drops it if the consumer
-    /// skips it or a share panicked. Returns whether to go on.
+    /// skips it, a share panicked or the producer has ended (a bridge whose
+    /// items ran out). Returns whether to go on.
     #[inline]
     fn block(&self, acc: &mut Option<C::Acc>, begin: usize, end: usize) -> bool {
         // Relaxed: a hint to stop early; nothing is published through it.
-        if self.halt.load(Ordering::Relaxed) || self.consumer.skip(begin) {
+        if self.halt.load(Ordering::Relaxed)
+            || self.consumer.skip(begin)
+            || self.producer.ended(begin)
+        {
             // SAFETY: the block was handed to this thread alone.
             unsafe { self.producer.drop_range(begin, end) };
             return false;

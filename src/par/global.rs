@@ -10,12 +10,32 @@
 use crate::{ForkJoin, ThreadPool};
 use core::cell::Cell;
 use core::ptr::NonNull;
+// A process-wide static, outside any loom model (as `wait/futex.rs`'s
+// membarrier state): core's atomics, not the `sync` shim's.
+use core::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
 /// The environment variable that sizes the global pool.
 pub const THREADS_VAR: &str = "TINE_NUM_THREADS";
 
 static GLOBAL: OnceLock<ThreadPool> = OnceLock::new();
+
+/// The global pool once the thread that made it has published it; null
+/// before. Calls read the pool through this pointer, so that the pool's
+/// construction happens before their use of it through an atomic that
+/// ThreadSanitizer sees (std's `OnceLock` is not instrumented in CI).
+static PUBLISHED: AtomicPtr<ThreadPool> = AtomicPtr::new(core::ptr::null_mut());
+
+/// Publishes the pool in `GLOBAL`: called once, by the thread that put it
+/// there.
+fn publish(pool: &'static ThreadPool) -> &'static ThreadPool {
+    // Release: pairs with the Acquire loads in `global`.
+    PUBLISHED.store(
+        pool as *const ThreadPool as *mut ThreadPool,
+        Ordering::Release,
+    );
+    pool
+}
 
 /// A pool `install` made current, and the fork frame it was made in
 /// ([`crate::team::innermost_frame_id`]).
@@ -43,7 +63,16 @@ std::thread_local! {
 /// If the OS refuses to start its threads (rayon's global pool panics
 /// then too).
 pub fn global() -> &'static ThreadPool {
-    GLOBAL.get_or_init(|| {
+    // Acquire: pairs with the Release store in `publish`.
+    let published = PUBLISHED.load(Ordering::Acquire);
+    if !published.is_null() {
+        // SAFETY: a pointer to the pool in `GLOBAL`, a static that is
+        // never emptied.
+        return unsafe { &*published };
+    }
+    let mut made_here = false;
+    let pool = GLOBAL.get_or_init(|| {
+        made_here = true;
         let mut builder = ThreadPool::builder().name("tine-global");
         if let Some(threads) = threads_from_env() {
             builder = builder.threads(threads);
@@ -51,7 +80,21 @@ pub fn global() -> &'static ThreadPool {
         builder
             .build()
             .unwrap_or_else(|error| panic!("tine's global pool could not start: {error}"))
-    })
+    });
+    if made_here {
+        return publish(pool);
+    }
+    // Another thread made it (or `build_global` set it) and publishes it
+    // as soon as it has put it there.
+    loop {
+        // Acquire: as above.
+        let published = PUBLISHED.load(Ordering::Acquire);
+        if !published.is_null() {
+            // SAFETY: as above.
+            return unsafe { &*published };
+        }
+        std::thread::yield_now();
+    }
 }
 
 /// `TINE_NUM_THREADS`, else `RAYON_NUM_THREADS`, as a positive count, if
@@ -67,7 +110,15 @@ pub(crate) fn threads_from_env() -> Option<usize> {
 /// Makes `pool` the global pool; false (and `pool` dropped) if one is
 /// already there.
 pub(crate) fn set_global(pool: ThreadPool) -> bool {
-    GLOBAL.set(pool).is_ok()
+    let mut set_here = false;
+    let set = GLOBAL.get_or_init(|| {
+        set_here = true;
+        pool
+    });
+    if set_here {
+        publish(set);
+    }
+    set_here
 }
 
 /// Whether the global pool has been spawned or set.

@@ -77,7 +77,7 @@
 //! | — | `.schedule(Schedule::Dynamic { grain })`, `.schedule(Schedule::Guided { min })`, `.with_pool(&pool)` |
 //! | `rayon::join`, `rayon::join_context`, `rayon::scope`, `pool.join`, `pool.scope` | same: [`crate::join`], [`crate::join_context`], [`crate::scope`], [`crate::ThreadPool::join`], [`crate::ThreadPool::scope`], on the pool's own threads |
 //! | `rayon::spawn` (detached, `'static`) | not offered: `tine::spawn` spawns a pool (fork_union's name), and every tine call joins before it returns; spawn into a `scope` |
-//! | `iter.par_bridge()` | `pool.map_ordered(iter, f)`: ordered, in adaptive batches, one fork per window (`crate::stream`) |
+//! | `iter.par_bridge()` | same ([`ParallelBridge`]): threads pull batches under one lock per batch (rayon: one per item); results in unspecified order, as rayon's. For input order, `pool.map_ordered(iter, f)` (`crate::stream`) |
 //! | `par_sort`, `par_sort_by`, `par_sort_by_key`, `par_sort_by_cached_key`, `par_sort_unstable`, `par_sort_unstable_by`, `par_sort_unstable_by_key` | same ([`ParallelSliceMut`]): a parallel merge sort (stable) and a parallel quicksort (unstable) on [`crate::join`] |
 //!
 //! # Coming from OpenMP
@@ -93,6 +93,7 @@
 //! | `OMP_NUM_THREADS` | `TINE_NUM_THREADS` (the global pool) |
 
 mod adaptor;
+pub mod bridge;
 mod collect;
 mod consume;
 pub mod cutoff;
@@ -106,12 +107,14 @@ mod slices;
 mod sort;
 mod source;
 mod source_collections;
+mod source_small;
 
 pub use adaptor::{
     Chain, ChainIter, CloneOf, Cloned, Copied, Enumerate, Filter, FilterMap, FlatMap, FlatMapItems,
     FlatMapIter, Fold, FoldIter, Indexed, Inspect, MakeState, Map, MapInit, MapInitIter, MapWith,
     Pooled, Serial, Window, Zip,
 };
+pub use bridge::{IterBridge, ParallelBridge};
 pub use extend::ParallelExtend;
 pub use global::{current_num_threads, global, THREADS_VAR};
 pub use iter::{
@@ -129,13 +132,17 @@ pub use slices::{
 pub use source::{
     IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelSlice, ParallelSliceMut,
 };
+pub use source_small::{
+    empty, once, repeat, repeat_n, repeatn, Empty, InlineProducer, Once, Repeat, RepeatN,
+    RepeatProducer,
+};
 
 /// The traits to import: `use tine::prelude::*;` in place of
 /// `use rayon::prelude::*;`.
 pub mod prelude {
     pub use super::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelExtend, ParallelIterator,
-        ParallelSlice, ParallelSliceMut,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelExtend,
+        ParallelIterator, ParallelSlice, ParallelSliceMut,
     };
 }

@@ -59,6 +59,17 @@ pub unsafe trait Producer: Sync {
         // SAFETY: forwarded from the caller.
         drop(unsafe { self.range(begin, end) });
     }
+
+    /// Whether positions `begin..len()` are known to yield nothing, so
+    /// that the driver may drop them unseen and stop. Once true for a
+    /// position, it must stay true for every later one. A source whose
+    /// length is a bound it may never reach (`par_bridge`) says so when its
+    /// items run out; every other source says no, and every adaptor asks
+    /// the producers it wraps.
+    #[inline]
+    fn ended(&self, _begin: usize) -> bool {
+        false
+    }
 }
 
 /// Items of a slice, by reference: `slice.par_iter()`.
@@ -241,6 +252,22 @@ pub struct VecRange<'a, T> {
     _items: PhantomData<&'a T>,
 }
 
+impl<T> VecRange<'_, T> {
+    /// The items of positions `begin..end` of the buffer at `base`.
+    ///
+    /// Every item of the range must be initialized, owned by the range
+    /// alone (its positions handed out once), and `base` must allow
+    /// moving them out and dropping them in place.
+    pub(super) fn new(base: *const T, begin: usize, end: usize) -> Self {
+        VecRange {
+            base,
+            next: begin,
+            end,
+            _items: PhantomData,
+        }
+    }
+}
+
 impl<T> Iterator for VecRange<'_, T> {
     type Item = T;
 
@@ -291,12 +318,7 @@ unsafe impl<T: Send> Producer for VecProducer<T> {
     }
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        VecRange {
-            base: self.vec.as_ptr(),
-            next: begin,
-            end,
-            _items: PhantomData,
-        }
+        VecRange::new(self.vec.as_ptr(), begin, end)
     }
 
     unsafe fn drop_range(&self, begin: usize, end: usize) {

@@ -17,6 +17,13 @@
 //! - *parse*: every line parsed as a `u64`; the values summed in order
 //!   (`map_ordered` over the lines as an iterator, against `par_bridge`,
 //!   which sums in any order). `bytes` holds the sum here.
+//! - *bridge collect*: `par_bridge().map(parse).collect::<Vec<u64>>()`
+//!   over the lines as byte slices, and over `BufRead::lines()` (a `String`
+//!   per line, as `stdin().lock().lines()` gives): tine's bridge (a lock
+//!   per batch) against rayon's (a lock per item); both unordered, so the
+//!   check sums the collected values. *pull only* walks the lines
+//!   serially and does nothing else: no bridge can be faster than it,
+//!   since one thread at a time walks the source.
 //! - *echo*: every record is copied, with its newline, into the batch's
 //!   output, which is written to a sink (`io::sink()`); ordered and
 //!   unordered. forkrun's `-C p_echo`.
@@ -92,10 +99,40 @@ fn main() {
             "rayon par_bridge parse (unordered)",
             Box::new(|| rayon.install(|| rayon_parse(&input))),
         ),
+        (
+            "serial bridge collect",
+            Box::new(|| bridged::serial(&input)),
+        ),
+        (
+            "serial bridge collect: pull only",
+            Box::new(|| bridged::pull_only(&input)),
+        ),
+        (
+            "tine par_bridge collect",
+            Box::new(|| pool.install(|| bridged::tine(&input))),
+        ),
+        (
+            "rayon par_bridge collect",
+            Box::new(|| rayon.install(|| bridged::rayon(&input))),
+        ),
+        (
+            "serial bridge lines() collect",
+            Box::new(|| bridged::serial_strings(&input)),
+        ),
+        (
+            "tine par_bridge lines() collect",
+            Box::new(|| pool.install(|| bridged::tine_strings(&input))),
+        ),
+        (
+            "rayon par_bridge lines() collect",
+            Box::new(|| rayon.install(|| bridged::rayon_strings(&input))),
+        ),
     ];
     let mut serial_count = 0.0;
     let mut serial_echo = 0.0;
     let mut parse_base = 0.0;
+    let mut collect_base = 0.0;
+    let mut strings_base = 0.0;
     for (name, row) in &rows {
         let mut times = Vec::with_capacity(samples);
         for _ in 0..samples {
@@ -107,11 +144,8 @@ fn main() {
                 records: n,
                 bytes: n * (n + 1) / 2,
             };
-            assert_eq!(
-                got,
-                if name.contains("parse") { sum } else { want },
-                "{name}"
-            );
+            let parsed = name.contains("parse") || name.contains("collect");
+            assert_eq!(got, if parsed { sum } else { want }, "{name}");
         }
         times.sort_by(f64::total_cmp);
         let median = times[times.len() / 2];
@@ -124,7 +158,17 @@ fn main() {
         if *name == "serial parse" {
             parse_base = median;
         }
-        let base = if name.contains("count") {
+        if *name == "serial bridge collect" {
+            collect_base = median;
+        }
+        if *name == "serial bridge lines() collect" {
+            strings_base = median;
+        }
+        let base = if name.contains("lines()") {
+            strings_base
+        } else if name.contains("collect") {
+            collect_base
+        } else if name.contains("count") {
             serial_count
         } else if name.contains("echo") {
             serial_echo
@@ -291,4 +335,83 @@ fn rayon_parse(input: &[u8]) -> Totals {
         .map(|line| (1u64, parse(line)))
         .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1.wrapping_add(b.1)));
     Totals { records, bytes }
+}
+
+/// The `par_bridge().map(..).collect()` rows: lines as an iterator, parsed
+/// and collected into a `Vec`.
+mod bridged {
+    use super::{lines_of, parse, Totals};
+    use std::io::BufRead;
+
+    fn totals(values: &[u64]) -> Totals {
+        Totals {
+            records: values.len() as u64,
+            bytes: values.iter().fold(0u64, |a, &v| a.wrapping_add(v)),
+        }
+    }
+
+    fn parse_str(line: std::io::Result<String>) -> u64 {
+        parse(line.expect("in-memory input").as_bytes())
+    }
+
+    pub fn serial(input: &[u8]) -> Totals {
+        totals(&lines_of(input).map(parse).collect::<Vec<u64>>())
+    }
+
+    /// Only the serial source's walk, which every bridge must make on one
+    /// thread at a time: the bound on any bridge's speed. The sum is
+    /// computed from the count, so that the row checks.
+    pub fn pull_only(input: &[u8]) -> Totals {
+        let n = lines_of(input).count() as u64;
+        Totals {
+            records: n,
+            bytes: n * (n + 1) / 2,
+        }
+    }
+
+    pub fn tine(input: &[u8]) -> Totals {
+        use tine::prelude::*;
+        totals(
+            &lines_of(input)
+                .par_bridge()
+                .map(parse)
+                .collect::<Vec<u64>>(),
+        )
+    }
+
+    pub fn rayon(input: &[u8]) -> Totals {
+        use rayon::prelude::*;
+        totals(
+            &lines_of(input)
+                .par_bridge()
+                .map(parse)
+                .collect::<Vec<u64>>(),
+        )
+    }
+
+    pub fn serial_strings(input: &[u8]) -> Totals {
+        totals(&input.lines().map(parse_str).collect::<Vec<u64>>())
+    }
+
+    pub fn tine_strings(input: &[u8]) -> Totals {
+        use tine::prelude::*;
+        totals(
+            &input
+                .lines()
+                .par_bridge()
+                .map(parse_str)
+                .collect::<Vec<u64>>(),
+        )
+    }
+
+    pub fn rayon_strings(input: &[u8]) -> Totals {
+        use rayon::prelude::*;
+        totals(
+            &input
+                .lines()
+                .par_bridge()
+                .map(parse_str)
+                .collect::<Vec<u64>>(),
+        )
+    }
 }

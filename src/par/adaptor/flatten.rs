@@ -147,4 +147,9 @@ where
         // SAFETY: forwarded from the caller.
         unsafe { self.base.drop_range(begin, end) }
     }
+
+    #[inline]
+    fn ended(&self, begin: usize) -> bool {
+        self.base.ended(begin)
+    }
 }

@@ -88,6 +88,11 @@ macro_rules! by_value {
                 // SAFETY: forwarded from the caller.
                 unsafe { self.0.drop_range(begin, end) }
             }
+
+            #[inline]
+            fn ended(&self, begin: usize) -> bool {
+                self.0.ended(begin)
+            }
         }
         // SAFETY: one item per position when the base has one.
         unsafe impl<'t, P: Indexed<Item = &'t T>, T: $bound + 't> Indexed for $name<P> {}
@@ -167,6 +172,11 @@ where
         // SAFETY: forwarded from the caller.
         unsafe { self.base.drop_range(begin, end) }
     }
+
+    #[inline]
+    fn ended(&self, begin: usize) -> bool {
+        self.base.ended(begin)
+    }
 }
 
 /// A producer bound to a pool for `'p` (`with_pool`): the pool is kept in
@@ -200,6 +210,11 @@ unsafe impl<P: Producer> Producer for Pooled<'_, P> {
     unsafe fn drop_range(&self, begin: usize, end: usize) {
         // SAFETY: forwarded from the caller.
         unsafe { self.base.drop_range(begin, end) }
+    }
+
+    #[inline]
+    fn ended(&self, begin: usize) -> bool {
+        self.base.ended(begin)
     }
 }
 // SAFETY: as its base.

@@ -163,6 +163,16 @@ unsafe impl<A: Producer, B: Producer<Item = A::Item>> Producer for Chain<A, B> {
         unsafe { self.a.drop_range(a_begin, a_end) };
         drop(b);
     }
+
+    #[inline]
+    fn ended(&self, begin: usize) -> bool {
+        let a_len = self.a.len();
+        if begin >= a_len {
+            self.b.ended(begin - a_len)
+        } else {
+            self.a.ended(begin) && self.b.ended(0)
+        }
+    }
 }
 // SAFETY: one item per position when both sides have one.
 unsafe impl<A: Indexed, B: Indexed<Item = A::Item>> Indexed for Chain<A, B> {}
