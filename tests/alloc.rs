@@ -85,6 +85,10 @@ macro_rules! every_consumer {
                 .enumerate()
                 .map(|(i, (a, b))| i as u64 + a + b)
                 .sum::<u64>();
+            // rayon's reordering and chunking adaptors (no `Vec` chunks).
+            total += par().rev().sum::<u64>() + par().step_by(3).sum::<u64>();
+            total += par().fold_chunks(16, || 0, |a, &x| a + x).sum::<u64>();
+            total += par().positions(|&x| x % 3 == 0).count() as u64;
             scratch
                 .par_iter_mut()
                 .with_pool(pool)

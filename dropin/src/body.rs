@@ -31,6 +31,7 @@ pub fn check(data: &[i64]) -> String {
         out.push(format!("{:?}", sorting(data)));
         out.push(format!("{:?}", folds(data)));
         out.push(format!("{:?}", flat_maps(data)));
+        out.push(format!("{:?}", indexed_adaptors(data)));
     });
     // The same calls outside the pool: rayon's global pool, and tine's.
     out.push(format!("{:?}", slices(data)));
@@ -215,4 +216,125 @@ fn flat_maps(data: &[i64]) -> (Vec<i64>, i64, Vec<i64>) {
     let flat: Vec<i64> = nested.into_par_iter().flatten_iter().collect();
     assert_eq!(flat, data);
     (doubled, total, flat)
+}
+
+/// The results of [`indexed_adaptors`], in the order it computes them.
+type Adapted = (
+    Vec<i64>,
+    Vec<i64>,
+    Vec<Vec<i64>>,
+    Vec<i64>,
+    Vec<i64>,
+    Vec<usize>,
+    (Vec<i64>, Vec<String>),
+    Vec<i64>,
+    Vec<i64>,
+    Vec<i64>,
+    (Option<i64>, Result<i64, i64>),
+    (usize, usize, usize),
+);
+
+/// rayon's reordering, chunking and counting adaptors: `rev`, `step_by`,
+/// `chunks`, `fold_chunks(_with)`, `positions`, `unzip_into_vecs`,
+/// `interleave(_shortest)`, `by_exponential_blocks`, `by_uniform_blocks`,
+/// `update`, `try_fold(_with)`, `take_any` and `skip_any`, each checked
+/// against serial code.
+fn indexed_adaptors(data: &[i64]) -> Adapted {
+    let rev: Vec<i64> = data.par_iter().rev().copied().collect();
+    assert!(rev.iter().eq(data.iter().rev()));
+    let stepped: Vec<i64> = data.par_iter().step_by(3).copied().collect();
+    assert!(stepped.iter().eq(data.iter().step_by(3)));
+    let chunks: Vec<Vec<i64>> = data.par_iter().copied().chunks(4).collect();
+    assert_eq!(
+        chunks,
+        data.chunks(4).map(<[i64]>::to_vec).collect::<Vec<_>>()
+    );
+    let sums: Vec<i64> = data.chunks(5).map(|c| c.iter().sum()).collect();
+    let folded: Vec<i64> = data
+        .par_iter()
+        .fold_chunks(5, || 0, |a, &x| a + x)
+        .collect();
+    assert_eq!(folded, sums);
+    let folded_with: Vec<i64> = data
+        .par_iter()
+        .fold_chunks_with(5, 0i64, |a, &x| a + x)
+        .collect();
+    assert_eq!(folded_with, sums);
+    let positions: Vec<usize> = data.par_iter().positions(|&x| x % 3 == 0).collect();
+    let serial: Vec<usize> = (0..data.len()).filter(|&i| data[i] % 3 == 0).collect();
+    assert_eq!(positions, serial);
+    let (mut left, mut right) = (vec![1i64], Vec::new());
+    data.par_iter()
+        .map(|&x| (x, x.to_string()))
+        .unzip_into_vecs(&mut left, &mut right);
+    assert_eq!(left, data);
+    let half = &data[..data.len() / 3];
+    let mixed: Vec<i64> = data
+        .par_iter()
+        .copied()
+        .interleave(half.par_iter().copied())
+        .collect();
+    let mut serial = Vec::new();
+    for (i, &x) in data.iter().enumerate() {
+        serial.push(x);
+        serial.extend(half.get(i));
+    }
+    assert_eq!(mixed, serial);
+    let shortest: Vec<i64> = half
+        .par_iter()
+        .copied()
+        .interleave_shortest(data.par_iter().copied())
+        .collect();
+    let pairs = half.iter().zip(data).flat_map(|(&a, &b)| [a, b]);
+    assert!(shortest.iter().copied().eq(pairs));
+    let blocks: Vec<i64> = data
+        .par_iter()
+        .by_exponential_blocks()
+        .copied()
+        .chain(data.par_iter().by_uniform_blocks(7).copied())
+        .update(|x| *x += 1)
+        .collect();
+    assert!(blocks
+        .iter()
+        .copied()
+        .eq(data.iter().chain(data).map(|x| x + 1)));
+    let small = |a: i64, x: i64| (x.abs() < 490).then_some(a + x);
+    let tried = data
+        .par_iter()
+        .try_fold(|| 0i64, |a, &x| small(a, x))
+        .try_reduce(|| 0, |a, b| Some(a + b));
+    assert_eq!(tried, data.iter().try_fold(0, |a, &x| small(a, x)));
+    let checked: Result<i64, i64> = data
+        .par_iter()
+        .try_fold_with(0i64, |a, &x| a.checked_add(x).ok_or(x))
+        .try_reduce(|| 0, |a, b| a.checked_add(b).ok_or(0));
+    assert_eq!(checked, Ok(data.iter().sum::<i64>()));
+    let counts = (
+        data.par_iter().take_any(10).count(),
+        data.par_iter().filter(|&&x| x > 0).skip_any(10).count(),
+        data.par_iter().skip_any(data.len() / 2).count(),
+    );
+    let positive = data.iter().filter(|&&x| x > 0).count();
+    assert_eq!(
+        counts,
+        (
+            data.len().min(10),
+            positive.saturating_sub(10),
+            data.len() - data.len() / 2
+        )
+    );
+    (
+        rev,
+        stepped,
+        chunks,
+        folded,
+        folded_with,
+        positions,
+        (left, right),
+        mixed,
+        shortest,
+        blocks,
+        (tried, checked),
+        counts,
+    )
 }

@@ -4,11 +4,19 @@
 //! plain serial iterator chain.
 
 use super::producer::Producer;
+mod chunking;
 mod flatten;
+mod items;
+mod order;
 mod reshape;
 mod slicing;
 
+pub use chunking::{Chunks, ChunksIter, FoldChunks, FoldChunksIter, FoldChunksWith};
 pub use flatten::{FlatMap, FlatMapItems, Serial};
+pub use items::{
+    AnyN, AnyNIter, Positions, PositionsIter, TryFold, TryFoldIter, TryFoldWith, Update, UpdateIter,
+};
+pub use order::{Interleave, InterleaveIter, Rev, RevIter, StepBy};
 pub use reshape::{Cloned, Copied, Fold, FoldIter, Pooled, Zip};
 pub use slicing::{Chain, ChainIter, Window};
 

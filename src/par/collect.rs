@@ -113,6 +113,90 @@ impl<T: Send> Consumer<T> for Writer<T> {
     }
 }
 
+/// `unzip_into_vecs`: `left` and `right` cleared, then filled, each item's
+/// halves written straight to their positions, as `collect_into_vec` does.
+pub(crate) fn unzip_into_vecs<P, A, B>(par: Par<P>, left: &mut Vec<A>, right: &mut Vec<B>)
+where
+    P: Producer<Item = (A, B)>,
+    A: Send,
+    B: Send,
+{
+    debug_assert!(P::EXACT);
+    left.clear();
+    right.clear();
+    let len = par.producer_len();
+    left.reserve_exact(len);
+    right.reserve_exact(len);
+    let (producer, config) = par.into_parts();
+    let writer = PairWriter {
+        left: Writer {
+            base: left.as_mut_ptr(),
+        },
+        right: Writer {
+            base: right.as_mut_ptr(),
+        },
+    };
+    drive(&producer, &config, &writer);
+    // SAFETY: as in `collect_exact`: every position `0..len` wrote its two
+    // halves exactly once, and no item panicked.
+    unsafe {
+        left.set_len(len);
+        right.set_len(len);
+    }
+}
+
+/// Writes each pair's halves at its position in two output buffers.
+struct PairWriter<A, B> {
+    left: Writer<A>,
+    right: Writer<B>,
+}
+
+impl<A: Send, B: Send> Consumer<(A, B)> for PairWriter<A, B> {
+    type Acc = ();
+    const STATIC_ONLY: bool = true;
+
+    fn start(&self) {}
+
+    #[inline]
+    fn fold<I: Iterator<Item = (A, B)>>(&self, (): (), first: usize, items: I) {
+        // SAFETY: `first` is a position below both outputs' capacity.
+        let (left, right) = unsafe { (self.left.base.add(first), self.right.base.add(first)) };
+        let mut written = (
+            Written {
+                first: left,
+                count: 0,
+            },
+            Written {
+                first: right,
+                count: 0,
+            },
+        );
+        for (a, b) in items {
+            // SAFETY: as in `Writer::fold`, for each output.
+            unsafe {
+                left.add(written.0.count).write(a);
+                right.add(written.1.count).write(b);
+            }
+            written.0.count += 1;
+            written.1.count += 1;
+        }
+        core::mem::forget(written);
+    }
+
+    fn combine(&self, (): (), (): ()) {}
+
+    fn cleanup(&self, begin: usize, end: usize) {
+        // The right half goes even if a `Drop` in the left one panics.
+        let right = Written {
+            // SAFETY: in bounds, as in `Writer::cleanup`.
+            first: unsafe { self.right.base.add(begin) },
+            count: end - begin,
+        };
+        Consumer::<A>::cleanup(&self.left, begin, end);
+        drop(right);
+    }
+}
+
 /// Gathers each thread's items in a `Vec` of its own.
 struct Gather;
 

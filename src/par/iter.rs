@@ -7,8 +7,8 @@
 //! consumer hands it to the driver (`drive.rs`), which forks once.
 
 use super::adaptor::{
-    Chain, CloneOf, Cloned, Copied, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Inspect, Map,
-    MapInit, MapWith, Pooled,
+    AnyN, Chain, CloneOf, Cloned, Copied, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Inspect,
+    Map, MapInit, MapWith, Pooled, TryFold, TryFoldWith, Update,
 };
 mod indexed;
 mod par;
@@ -196,6 +196,87 @@ pub trait ParallelIterator: Sized + Send {
             identity: CloneOf(init),
             f,
         })
+    }
+
+    /// Calls `f` on a mutable reference to each item, then passes the item
+    /// on (rayon's `update`).
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let v: Vec<u32> = (0..4u32).into_par_iter().update(|x| *x *= 10).collect();
+    /// assert_eq!(v, [0, 10, 20, 30]);
+    /// ```
+    fn update<F>(self, f: F) -> Par<Update<Self::Producer, F>>
+    where
+        F: Fn(&mut Self::Item) + Sync + Send,
+    {
+        self.into_par().wrap(|base| Update { base, f })
+    }
+
+    /// [`fold`](Self::fold) that stops at a failure: each range a thread
+    /// runs folds into one `R` (`Ok`/`Some` partial, or the first failure,
+    /// after which that range's other items are dropped unseen), as rayon's
+    /// `try_fold`. Reduce the partials with
+    /// [`try_reduce`](Self::try_reduce) to stop the whole call.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let sum = (1..=100u8)
+    ///     .into_par_iter()
+    ///     .try_fold(|| 0u8, |a, x| a.checked_add(x))
+    ///     .try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(sum, None); // 5050 does not fit a u8
+    /// ```
+    fn try_fold<T, R, I, F>(self, identity: I, f: F) -> Par<TryFold<Self::Producer, I, F, R>>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        I: Fn() -> T + Sync + Send,
+        R: Try<Output = T> + Send,
+    {
+        self.into_par().wrap(|base| TryFold::new(base, identity, f))
+    }
+
+    /// [`try_fold`](Self::try_fold) from a clone of `init` per range, as
+    /// rayon's `try_fold_with` (tine also needs `T: Sync`, as in
+    /// [`fold_with`](Self::fold_with)).
+    fn try_fold_with<F, T, R>(self, init: T, f: F) -> Par<TryFoldWith<Self::Producer, T, F, R>>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = T> + Send,
+        T: Clone + Send + Sync,
+    {
+        self.into_par()
+            .wrap(|base| TryFold::new(base, CloneOf(init), f))
+    }
+
+    /// Any `n` of the items (all if there are fewer), in no set order, as
+    /// rayon's `take_any`; the others are dropped unseen once `n` are
+    /// taken. Works on every iterator, indexed or not.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let some: Vec<u32> = (0..100u32).into_par_iter().filter(|x| x % 2 == 0).take_any(5).collect();
+    /// assert_eq!(some.len(), 5);
+    /// assert!(some.iter().all(|x| x % 2 == 0));
+    /// ```
+    fn take_any(self, n: usize) -> Par<AnyN<Self::Producer>> {
+        self.into_par().wrap(|base| AnyN::new(base, n, true))
+    }
+
+    /// All but any `n` of the items (none if there are `n` or fewer), as
+    /// rayon's `skip_any`: the first `n` items to be counted, in no set
+    /// order, are dropped.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// assert_eq!((0..100u32).into_par_iter().skip_any(30).count(), 70);
+    /// ```
+    fn skip_any(self, n: usize) -> Par<AnyN<Self::Producer>> {
+        self.into_par().wrap(|base| AnyN::new(base, n, false))
     }
 
     /// Runs at least `min` positions per piece, as rayon's `with_min_len`:

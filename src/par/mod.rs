@@ -65,6 +65,9 @@
 //! | the same on `HashMap`, `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`, `BinaryHeap` | same; the items (or references) are gathered into a `Vec` first, one allocation per call, as rayon does for these |
 //! | `par_chunks(k)`, `par_chunks_mut(k)` | same (`k == 0` panics with rayon's message) |
 //! | `map`, `map_init`, `map_with`, `inspect`, `filter`, `filter_map`, `flat_map_iter`, `enumerate`, `zip`, `chain`, `skip`, `take`, `copied`, `cloned`, `with_min_len`, `with_max_len` | same (`skip` and `take` on indexed iterators, as in rayon) |
+//! | `rev`, `step_by`, `chunks`, `fold_chunks`, `fold_chunks_with`, `positions`, `interleave`, `interleave_shortest`, `unzip_into_vecs` (indexed iterators) | same (a chunk size of 0 panics with rayon's message, a step of 0 as rayon's does); `rev` fetches each item from its position on its own ([`Rev`]); `fold_chunks_with` and `try_fold_with` also need `T: Sync`, as `fold_with` does |
+//! | `update`, `try_fold`, `try_fold_with`, `take_any`, `skip_any` | same, on every iterator; `take_any`/`skip_any` count items with one atomic per call |
+//! | `by_exponential_blocks`, `by_uniform_blocks(n)` | accepted, the iterator unchanged: tine's driver already runs each call in blocks (growing ones on the caller, at most [`drive::STOP_BLOCK`] between checks for an early stop) |
 //! | `flat_map(f)` with `f` returning a parallel iterator, `flatten`, `flatten_iter` | same; one fork runs the outer items, and each inner parallel iterator runs serially on its outer item's thread ([`Serial`]) |
 //! | `for_each`, `sum`, `product`, `reduce`, `fold(..).reduce/sum/collect`, `min`, `max`, `min_by(_key)`, `max_by(_key)`, `count`, `any`, `all`, `find_any`, `find_first`, `position_any`, `position_first`, `collect::<Vec<_>>()`, `collect_into_vec`, `try_for_each`, `try_reduce` | same; `try_*` and `find_first` return the lowest position's answer |
 //! | `collect` into `HashMap`, `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`, `BinaryHeap`, `String`, `Result<C, E>`, `Option<C>`, `()`; `par_extend`; `partition`, `unzip` | same (`ParallelExtend` is in the prelude); items arrive in input order, so a map keeps the last of equal keys as a serial `collect` does |
@@ -110,9 +113,11 @@ mod source_collections;
 mod source_small;
 
 pub use adaptor::{
-    Chain, ChainIter, CloneOf, Cloned, Copied, Enumerate, Filter, FilterMap, FlatMap, FlatMapItems,
-    FlatMapIter, Fold, FoldIter, Indexed, Inspect, MakeState, Map, MapInit, MapInitIter, MapWith,
-    Pooled, Serial, Window, Zip,
+    AnyN, AnyNIter, Chain, ChainIter, Chunks, ChunksIter, CloneOf, Cloned, Copied, Enumerate,
+    Filter, FilterMap, FlatMap, FlatMapItems, FlatMapIter, Fold, FoldChunks, FoldChunksIter,
+    FoldChunksWith, FoldIter, Indexed, Inspect, Interleave, InterleaveIter, MakeState, Map,
+    MapInit, MapInitIter, MapWith, Pooled, Positions, PositionsIter, Rev, RevIter, Serial, StepBy,
+    TryFold, TryFoldIter, TryFoldWith, Update, UpdateIter, Window, Zip,
 };
 pub use bridge::{IterBridge, ParallelBridge};
 pub use extend::ParallelExtend;

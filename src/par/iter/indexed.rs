@@ -3,7 +3,10 @@
 //! [`Try`] protocol of `try_for_each` and `try_reduce`.
 
 use super::{consume, Par, ParallelIterator};
-use crate::par::adaptor::{Enumerate, Indexed, Window, Zip};
+use crate::par::adaptor::{
+    Chunks, CloneOf, Enumerate, FoldChunks, FoldChunksWith, Indexed, Interleave, Positions, Rev,
+    StepBy, Window, Zip,
+};
 
 /// A parallel iterator with exactly one item per position: the sources,
 /// and `map`, `enumerate`, `zip`, `copied` and `cloned` over them.
@@ -56,6 +59,232 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// unseen.
     fn take(self, n: usize) -> Par<Window<Self::Indexed>> {
         self.into_indexed().wrap(|base| Window::new(base, 0, n))
+    }
+
+    /// The items in reverse order (rayon's `rev`).
+    ///
+    /// Each item is fetched from its source position on its own (see
+    /// [`Rev`]), so a `map_init` before `rev` makes its state per item.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let v: Vec<u32> = (0..5u32).into_par_iter().rev().collect();
+    /// assert_eq!(v, [4, 3, 2, 1, 0]);
+    /// ```
+    fn rev(self) -> Par<Rev<Self::Indexed>> {
+        self.into_indexed().wrap(Rev)
+    }
+
+    /// Every `step`-th item, starting with the first (rayon's `step_by`).
+    /// The items stepped over are dropped. Panics if `step` is 0 ("attempt
+    /// to divide by zero", as rayon's does).
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let v: Vec<i32> = (3..10).into_par_iter().step_by(3).collect();
+    /// assert_eq!(v, [3, 6, 9]);
+    /// ```
+    fn step_by(self, step: usize) -> Par<StepBy<Self::Indexed>> {
+        let par = self.into_indexed();
+        // Panics on 0 ("attempt to divide by zero", as rayon's length does)
+        // while `par` still owns the items, which it then drops.
+        let len = par.producer_len().div_ceil(step);
+        par.wrap(|base| StepBy::new(base, step, len))
+    }
+
+    /// The items in `Vec`s of `chunk_size` (the last one shorter), as
+    /// rayon's `chunks`: one allocation per chunk, its `Vec`. Panics if
+    /// `chunk_size` is 0.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let v: Vec<Vec<u32>> = (1..=5u32).into_par_iter().chunks(2).collect();
+    /// assert_eq!(v, [vec![1, 2], vec![3, 4], vec![5]]);
+    /// ```
+    #[track_caller]
+    fn chunks(self, chunk_size: usize) -> Par<Chunks<Self::Indexed>> {
+        let par = self.into_indexed();
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        par.wrap(|base| Chunks {
+            base,
+            size: chunk_size,
+        })
+    }
+
+    /// Folds each chunk of `chunk_size` items (the last one shorter) from
+    /// `identity()`, as rayon's `fold_chunks`: one item per chunk. Panics
+    /// if `chunk_size` is 0.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let sums: Vec<u32> =
+    ///     (1..=10u32).into_par_iter().fold_chunks(2, || 0, |a, n| a + n).collect();
+    /// assert_eq!(sums, [3, 7, 11, 15, 19]);
+    /// ```
+    #[track_caller]
+    fn fold_chunks<T, I, F>(
+        self,
+        chunk_size: usize,
+        identity: I,
+        fold_op: F,
+    ) -> Par<FoldChunks<Self::Indexed, I, F>>
+    where
+        I: Fn() -> T + Send + Sync,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+        T: Send,
+    {
+        let par = self.into_indexed();
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        par.wrap(|base| FoldChunks {
+            base,
+            size: chunk_size,
+            identity,
+            f: fold_op,
+        })
+    }
+
+    /// [`fold_chunks`](Self::fold_chunks) from a clone of `init` per chunk,
+    /// as rayon's `fold_chunks_with` (tine also needs `T: Sync`: the
+    /// threads clone one shared `init`). Panics if `chunk_size` is 0.
+    #[track_caller]
+    fn fold_chunks_with<T, F>(
+        self,
+        chunk_size: usize,
+        init: T,
+        fold_op: F,
+    ) -> Par<FoldChunksWith<Self::Indexed, T, F>>
+    where
+        T: Send + Sync + Clone,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+    {
+        let par = self.into_indexed();
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        par.wrap(|base| FoldChunks {
+            base,
+            size: chunk_size,
+            identity: CloneOf(init),
+            f: fold_op,
+        })
+    }
+
+    /// The positions of the items for which `predicate` is true, in order
+    /// (rayon's `positions`).
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let v = [1, 2, 3, 4, 5, 6];
+    /// let odd: Vec<usize> = v.par_iter().positions(|&x| x % 2 == 1).collect();
+    /// assert_eq!(odd, [0, 2, 4]);
+    /// ```
+    fn positions<F>(self, predicate: F) -> Par<Positions<Self::Indexed, F>>
+    where
+        F: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.into_indexed()
+            .wrap(|base| Positions { base, f: predicate })
+    }
+
+    /// Splits pairs into `left` and `right`, replacing their contents, as
+    /// rayon's `unzip_into_vecs`: each item is written straight to its
+    /// place, with one allocation per vector at most (none if it has the
+    /// capacity).
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let (mut a, mut b) = (vec![9], Vec::new());
+    /// (0..3u32).into_par_iter().map(|i| (i, i * 2)).unzip_into_vecs(&mut a, &mut b);
+    /// assert_eq!((a, b), (vec![0, 1, 2], vec![0, 2, 4]));
+    /// ```
+    fn unzip_into_vecs<A, B>(self, left: &mut std::vec::Vec<A>, right: &mut std::vec::Vec<B>)
+    where
+        Self: IndexedParallelIterator<Item = (A, B)>,
+        A: Send,
+        B: Send,
+    {
+        crate::par::collect::unzip_into_vecs(self.into_indexed(), left, right)
+    }
+
+    /// rayon's `by_exponential_blocks`, which makes rayon run the input in
+    /// growing blocks, one after another, so that an early stop
+    /// (`find_first`) finishes sooner. Tine's driver already runs every
+    /// call in blocks (the caller's grow 1, 4, 16, ..., and a call that can
+    /// stop early checks between blocks of at most
+    /// [`STOP_BLOCK`](crate::par::drive::STOP_BLOCK) positions), so this
+    /// returns the iterator unchanged.
+    fn by_exponential_blocks(self) -> Par<Self::Indexed> {
+        self.into_indexed()
+    }
+
+    /// rayon's `by_uniform_blocks(block_size)`: as
+    /// [`by_exponential_blocks`](Self::by_exponential_blocks), the
+    /// iterator unchanged (bound the blocks with
+    /// [`with_max_len`](ParallelIterator::with_max_len) if needed). Panics
+    /// if `block_size` is 0, as rayon's does.
+    #[track_caller]
+    fn by_uniform_blocks(self, block_size: usize) -> Par<Self::Indexed> {
+        let par = self.into_indexed();
+        assert!(block_size != 0, "block_size must not be zero");
+        par
+    }
+
+    /// `self[0], other[0], self[1], other[1], ...`, then the rest of the
+    /// longer one (rayon's `interleave`). The call runs with `self`'s
+    /// settings. Panics if the lengths together overflow `usize`.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let v: Vec<u32> = (1..3u32).into_par_iter().interleave(3..7u32).collect();
+    /// assert_eq!(v, [1, 3, 2, 4, 5, 6]);
+    /// ```
+    fn interleave<I>(
+        self,
+        other: I,
+    ) -> Par<Interleave<Self::Indexed, <I::Iter as IndexedParallelIterator>::Indexed>>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+    {
+        let (a, b) = (self.into_indexed(), other.into_par_iter().into_indexed());
+        // Checked while both are still iterators: a panic drops their items.
+        let fits = a.producer_len().checked_add(b.producer_len()).is_some();
+        assert!(
+            fits,
+            "interleaved parallel iterators longer than usize::MAX"
+        );
+        let (b, _) = b.into_parts();
+        a.wrap(|a| Interleave { a, b })
+    }
+
+    /// [`interleave`](Self::interleave) until either side runs out (rayon's
+    /// `interleave_shortest`): `self` gives at most one item more than
+    /// `other`; the rest of the longer side is dropped unseen.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let v: Vec<u32> = (1..4u32).into_par_iter().interleave_shortest(5..7u32).collect();
+    /// assert_eq!(v, [1, 5, 2, 6, 3]);
+    /// ```
+    #[allow(clippy::type_complexity)]
+    fn interleave_shortest<I>(
+        self,
+        other: I,
+    ) -> Par<Interleave<Window<Self::Indexed>, Window<<I::Iter as IndexedParallelIterator>::Indexed>>>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+    {
+        let other = other.into_par_iter();
+        let (la, lb) = (self.len(), other.len());
+        let (take_a, take_b) = if la <= lb { (la, la) } else { (lb + 1, lb) };
+        self.take(take_a).interleave(other.take(take_b))
     }
 
     /// Collects into `target`, replacing its contents, with one allocation
