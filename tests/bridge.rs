@@ -240,3 +240,40 @@ fn a_bridge_of_expensive_items_spreads_over_the_threads() {
     assert_eq!(counts.iter().sum::<usize>(), 6);
     assert!(counts.iter().all(|&c| c <= 3), "{counts:?}");
 }
+
+#[test]
+fn every_adaptor_over_a_bridge_stops_with_the_source_in_blocks_of_one() {
+    // Blocks of one position: a call that did not see the source end would
+    // walk ~2^61 empty blocks. Each adaptor must pass `ended` on.
+    let pool = tine::spawn(2);
+    let n = scale::size(1000);
+    let bridge = || (0..n).par_bridge().with_pool(&pool).with_max_len(1);
+    both_ways(|| {
+        assert_eq!(bridge().map(|x| x + 1).count(), n);
+        assert_eq!(bridge().map_init(|| (), |(), x| x).count(), n);
+        assert_eq!(bridge().map_with(0, |_, x| x).count(), n);
+        assert_eq!(bridge().inspect(|_| {}).count(), n);
+        assert_eq!(bridge().filter(|_| true).count(), n);
+        assert_eq!(bridge().filter_map(Some).count(), n);
+        assert_eq!(bridge().flat_map_iter(|x| [x]).count(), n);
+        assert_eq!(bridge().flat_map(|x| vec![x]).count(), n);
+        assert_eq!(bridge().map(|x| vec![x]).flatten().count(), n);
+        assert_eq!(bridge().map(|_| &7u8).copied().count(), n);
+        assert_eq!(bridge().map(|_| &7u8).cloned().count(), n);
+        assert_eq!(
+            bridge().fold(|| 0, |a, x| a + x).sum::<usize>(),
+            n * (n - 1) / 2
+        );
+        assert_eq!(
+            bridge().fold_with(0, |a, x| a + x).sum::<usize>(),
+            n * (n - 1) / 2
+        );
+        assert_eq!(bridge().update(|x| *x += 1).max(), Some(n));
+        assert_eq!(bridge().take_any(3).count(), 3.min(n));
+        assert_eq!(bridge().skip_any(3).count(), n - 3.min(n));
+        let sums: Result<usize, ()> = bridge().try_fold(|| 0, |a, x| Ok(a + x)).sum();
+        assert_eq!(sums, Ok(n * (n - 1) / 2));
+        assert_eq!(bridge().chain(bridge()).count(), 2 * n);
+        assert!(!bridge().map(|x| x).any(|x| x == n));
+    });
+}

@@ -90,6 +90,7 @@ macro_rules! closure_adaptor {
             where
                 Self: $a;
             const EXACT: bool = $exact;
+            const BOUNDLESS: bool = P::BOUNDLESS;
 
             fn len(&self) -> usize {
                 self.base.len()
@@ -106,8 +107,8 @@ macro_rules! closure_adaptor {
             }
 
             #[inline]
-            fn ended(&self, begin: usize) -> bool {
-                self.base.ended(begin)
+            fn live_from(&self, begin: usize) -> usize {
+                self.base.live_from(begin)
             }
         }
 
@@ -199,6 +200,7 @@ where
     where
         Self: 'a;
     const EXACT: bool = P::EXACT;
+    const BOUNDLESS: bool = P::BOUNDLESS;
 
     fn len(&self) -> usize {
         self.base.len()
@@ -219,8 +221,8 @@ where
     }
 
     #[inline]
-    fn ended(&self, begin: usize) -> bool {
-        self.base.ended(begin)
+    fn live_from(&self, begin: usize) -> usize {
+        self.base.live_from(begin)
     }
 }
 // SAFETY: one item per position when the base has one.

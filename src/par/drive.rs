@@ -24,8 +24,8 @@
 //!
 //! Each position is either folded or dropped unseen (`drop_range`), once,
 //! whatever happens: a block the consumer skips (early stop), that comes
-//! after a panic (`halt`) or past a producer's end (`Producer::ended`) is
-//! dropped, the rest of a range after a stop is
+//! after a panic (`halt`) or that the producer finds dead
+//! (`Producer::live_from`: a bridge whose items ran out) is dropped, the rest of a range after a stop is
 //! dropped, a panicking block's iterator drops its own rest as it unwinds,
 //! and after a dynamic call the caller drops what no one claimed. The
 //! guards below do it on the unwinding paths too.
@@ -144,7 +144,9 @@ fn run<P: Producer, C: Consumer<P::Item>>(
         max: max_block.max(config.min_len),
         min: config.min_len,
     };
-    let schedule = if C::STATIC_ONLY || used == 1 {
+    // A boundless producer (`par_bridge`) hands out its items dynamically
+    // by itself; static ranges let the walks skip its dead positions.
+    let schedule = if C::STATIC_ONLY || P::BOUNDLESS || used == 1 {
         Schedule::Static
     } else {
         config.schedule
@@ -184,15 +186,11 @@ fn run<P: Producer, C: Consumer<P::Item>>(
 
 impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
     /// Folds block `begin..end` into `acc`, or drops it if the consumer
-    /// skips it, a share panicked or the producer has ended (a bridge whose
-    /// items ran out). Returns whether to go on.
+    /// skips it or a share panicked. Returns whether to go on.
     #[inline]
     fn block(&self, acc: &mut Option<C::Acc>, begin: usize, end: usize) -> bool {
         // Relaxed: a hint to stop early; nothing is published through it.
-        if self.halt.load(Ordering::Relaxed)
-            || self.consumer.skip(begin)
-            || self.producer.ended(begin)
-        {
+        if self.halt.load(Ordering::Relaxed) || self.consumer.skip(begin) {
             // SAFETY: the block was handed to this thread alone.
             unsafe { self.producer.drop_range(begin, end) };
             return false;
@@ -246,14 +244,33 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
         went_on
     }
 
+    /// For a boundless producer: drops the dead positions at `walk`'s
+    /// cursor unseen and moves it past them (to the range's end if the
+    /// rest is dead). A no-op for every other producer.
+    #[inline]
+    fn skip_dead(&self, walk: &mut Walk) {
+        if !P::BOUNDLESS || walk.cursor >= walk.end {
+            return;
+        }
+        let live = self.producer.live_from(walk.cursor).min(walk.end);
+        if live > walk.cursor {
+            // SAFETY: handed to this thread, never handed out; dead
+            // positions hold nothing to drop.
+            unsafe { self.producer.drop_range(walk.cursor, live) };
+            walk.skip_to(live);
+        }
+    }
+
     /// Runs the rest of `walk`'s range, folding into `acc`.
     fn finish_walk(&self, walk: &mut Walk, acc: &mut Option<C::Acc>) {
+        self.skip_dead(walk);
         while let Some((begin, end)) = walk.next_block(self.blocks) {
             if !self.guarded_block(acc, begin, end, walk.end) {
                 walk.cursor = walk.end;
                 return;
             }
             walk.done = end;
+            self.skip_dead(walk);
         }
     }
 
@@ -276,6 +293,12 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
         };
         while decision == Decision::Undecided {
             let walk = &mut serial.walk;
+            self.skip_dead(walk);
+            if P::BOUNDLESS && walk.cursor >= walk.end {
+                // A bridge that ran out: a fork would find nothing.
+                decision = Decision::Serial;
+                break;
+            }
             let Some((begin, end)) = walk.next_block(self.blocks) else {
                 decision = cutoff.after_block(walk.done, true);
                 break;

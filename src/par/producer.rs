@@ -35,6 +35,10 @@ pub unsafe trait Producer: Sync {
         Self: 'a;
     /// Whether every position yields exactly one item.
     const EXACT: bool;
+    /// Whether `len()` is only a bound, far above the items there will be
+    /// (a `par_bridge`): the driver then splits statically and skips the
+    /// positions that [`Producer::live_from`] finds dead.
+    const BOUNDLESS: bool = false;
 
     /// The number of positions.
     fn len(&self) -> usize;
@@ -60,15 +64,16 @@ pub unsafe trait Producer: Sync {
         drop(unsafe { self.range(begin, end) });
     }
 
-    /// Whether positions `begin..len()` are known to yield nothing, so
-    /// that the driver may drop them unseen and stop. Once true for a
-    /// position, it must stay true for every later one. A source whose
-    /// length is a bound it may never reach (`par_bridge`) says so when its
-    /// items run out; every other source says no, and every adaptor asks
-    /// the producers it wraps.
+    /// The first position from `begin` on that may still yield an item
+    /// (`len()` if none will), so that the driver may drop the positions
+    /// before it unseen and go on there. A source whose length is a bound
+    /// it may never reach ([`Producer::BOUNDLESS`], `par_bridge`) answers
+    /// `len()` once its items run out; every other source answers `begin`,
+    /// and every adaptor asks the producers it wraps. The answer may only
+    /// grow over a call: positions found dead stay dead.
     #[inline]
-    fn ended(&self, _begin: usize) -> bool {
-        false
+    fn live_from(&self, begin: usize) -> usize {
+        begin
     }
 }
 

@@ -129,6 +129,7 @@ where
     where
         Self: 'a;
     const EXACT: bool = false;
+    const BOUNDLESS: bool = P::BOUNDLESS;
 
     fn len(&self) -> usize {
         self.base.len()
@@ -149,7 +150,7 @@ where
     }
 
     #[inline]
-    fn ended(&self, begin: usize) -> bool {
-        self.base.ended(begin)
+    fn live_from(&self, begin: usize) -> usize {
+        self.base.live_from(begin)
     }
 }

@@ -46,6 +46,7 @@ unsafe impl<P: Producer, F: Fn(&mut P::Item) + Sync> Producer for Update<P, F> {
     where
         Self: 'a;
     const EXACT: bool = P::EXACT;
+    const BOUNDLESS: bool = P::BOUNDLESS;
 
     fn len(&self) -> usize {
         self.base.len()
@@ -62,6 +63,11 @@ unsafe impl<P: Producer, F: Fn(&mut P::Item) + Sync> Producer for Update<P, F> {
     unsafe fn drop_range(&self, begin: usize, end: usize) {
         // SAFETY: forwarded from the caller.
         unsafe { self.base.drop_range(begin, end) }
+    }
+
+    #[inline]
+    fn live_from(&self, begin: usize) -> usize {
+        self.base.live_from(begin)
     }
 }
 // SAFETY: one item per position when the base has one.
@@ -111,6 +117,7 @@ unsafe impl<P: Indexed, F: Fn(P::Item) -> bool + Sync> Producer for Positions<P,
     where
         Self: 'a;
     const EXACT: bool = false;
+    const BOUNDLESS: bool = P::BOUNDLESS;
 
     fn len(&self) -> usize {
         self.base.len()
@@ -128,6 +135,11 @@ unsafe impl<P: Indexed, F: Fn(P::Item) -> bool + Sync> Producer for Positions<P,
     unsafe fn drop_range(&self, begin: usize, end: usize) {
         // SAFETY: forwarded from the caller.
         unsafe { self.base.drop_range(begin, end) }
+    }
+
+    #[inline]
+    fn live_from(&self, begin: usize) -> usize {
+        self.base.live_from(begin)
     }
 }
 
@@ -212,6 +224,7 @@ where
     where
         Self: 'a;
     const EXACT: bool = false;
+    const BOUNDLESS: bool = P::BOUNDLESS;
 
     fn len(&self) -> usize {
         self.base.len()
@@ -230,6 +243,11 @@ where
     unsafe fn drop_range(&self, begin: usize, end: usize) {
         // SAFETY: forwarded from the caller.
         unsafe { self.base.drop_range(begin, end) }
+    }
+
+    #[inline]
+    fn live_from(&self, begin: usize) -> usize {
+        self.base.live_from(begin)
     }
 }
 
@@ -323,6 +341,7 @@ unsafe impl<P: Producer> Producer for AnyN<P> {
     where
         Self: 'a;
     const EXACT: bool = false;
+    const BOUNDLESS: bool = P::BOUNDLESS;
 
     fn len(&self) -> usize {
         self.base.len()
@@ -341,5 +360,15 @@ unsafe impl<P: Producer> Producer for AnyN<P> {
     unsafe fn drop_range(&self, begin: usize, end: usize) {
         // SAFETY: forwarded from the caller.
         unsafe { self.base.drop_range(begin, end) }
+    }
+
+    #[inline]
+    fn live_from(&self, begin: usize) -> usize {
+        // Relaxed: as in `AnyNIter::full`; once `take_any` has its `n`
+        // items, the rest of the call yields nothing.
+        if self.take && self.counted.load(Ordering::Relaxed) >= self.n {
+            return self.base.len();
+        }
+        self.base.live_from(begin)
     }
 }

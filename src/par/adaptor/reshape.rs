@@ -74,6 +74,7 @@ macro_rules! by_value {
             where
                 Self: 'a;
             const EXACT: bool = P::EXACT;
+            const BOUNDLESS: bool = P::BOUNDLESS;
 
             fn len(&self) -> usize {
                 self.0.len()
@@ -90,8 +91,8 @@ macro_rules! by_value {
             }
 
             #[inline]
-            fn ended(&self, begin: usize) -> bool {
-                self.0.ended(begin)
+            fn live_from(&self, begin: usize) -> usize {
+                self.0.live_from(begin)
             }
         }
         // SAFETY: one item per position when the base has one.
@@ -154,6 +155,7 @@ where
     where
         Self: 'a;
     const EXACT: bool = false;
+    const BOUNDLESS: bool = P::BOUNDLESS;
 
     fn len(&self) -> usize {
         self.base.len()
@@ -174,8 +176,8 @@ where
     }
 
     #[inline]
-    fn ended(&self, begin: usize) -> bool {
-        self.base.ended(begin)
+    fn live_from(&self, begin: usize) -> usize {
+        self.base.live_from(begin)
     }
 }
 
@@ -197,6 +199,7 @@ unsafe impl<P: Producer> Producer for Pooled<'_, P> {
     where
         Self: 'a;
     const EXACT: bool = P::EXACT;
+    const BOUNDLESS: bool = P::BOUNDLESS;
 
     fn len(&self) -> usize {
         self.base.len()
@@ -213,8 +216,8 @@ unsafe impl<P: Producer> Producer for Pooled<'_, P> {
     }
 
     #[inline]
-    fn ended(&self, begin: usize) -> bool {
-        self.base.ended(begin)
+    fn live_from(&self, begin: usize) -> usize {
+        self.base.live_from(begin)
     }
 }
 // SAFETY: as its base.

@@ -138,6 +138,7 @@ unsafe impl<A: Producer, B: Producer<Item = A::Item>> Producer for Chain<A, B> {
     where
         Self: 'a;
     const EXACT: bool = A::EXACT && B::EXACT;
+    const BOUNDLESS: bool = A::BOUNDLESS || B::BOUNDLESS;
 
     fn len(&self) -> usize {
         // `chain` checked that the sum fits.
@@ -165,13 +166,15 @@ unsafe impl<A: Producer, B: Producer<Item = A::Item>> Producer for Chain<A, B> {
     }
 
     #[inline]
-    fn ended(&self, begin: usize) -> bool {
+    fn live_from(&self, begin: usize) -> usize {
         let a_len = self.a.len();
-        if begin >= a_len {
-            self.b.ended(begin - a_len)
-        } else {
-            self.a.ended(begin) && self.b.ended(0)
+        if begin < a_len {
+            let live = self.a.live_from(begin);
+            if live < a_len {
+                return live;
+            }
         }
+        a_len + self.b.live_from(begin.max(a_len) - a_len)
     }
 }
 // SAFETY: one item per position when both sides have one.

@@ -30,7 +30,7 @@
 //! lock.
 //!
 //! When the source returns `None` (or panics), `ended` is set, under the
-//! lock. From then on [`Producer::ended`] says so, and the driver drops
+//! lock. From then on [`Producer::live_from`] says so, and the driver drops
 //! every later block unseen (there is nothing in them): the call ends with
 //! the items, whatever its nominal length.
 //!
@@ -191,6 +191,7 @@ where
     where
         Self: 'a;
     const EXACT: bool = false;
+    const BOUNDLESS: bool = true;
 
     fn len(&self) -> usize {
         BOUND
@@ -217,10 +218,14 @@ where
     }
 
     #[inline]
-    fn ended(&self, _begin: usize) -> bool {
+    fn live_from(&self, begin: usize) -> usize {
         // Relaxed: a hint to stop; a range that misses it finds the source
         // ended under the lock.
-        self.ended.load(Ordering::Relaxed)
+        if self.ended.load(Ordering::Relaxed) {
+            BOUND
+        } else {
+            begin
+        }
     }
 }
 

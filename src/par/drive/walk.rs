@@ -74,6 +74,25 @@ impl Walk {
         }
     }
 
+    /// Moves the cursor on to `to` (at most `end`), past positions that
+    /// were dropped unseen: a boundless producer's dead ones. They count
+    /// as done: they yield nothing.
+    #[inline]
+    pub(super) fn skip_to(&mut self, to: usize) {
+        let to = to.min(self.end);
+        if to <= self.cursor {
+            return;
+        }
+        self.cursor = to;
+        self.done = to;
+        if self.grow != usize::MAX {
+            // The probe goes on from the block that holds the new cursor.
+            while self.cursor - self.begin >= self.grow {
+                self.grow = self.grow.saturating_mul(4);
+            }
+        }
+    }
+
     /// The next block: at most `max_block` positions. Thread 0's blocks
     /// end at `begin + 1, 4, 16, ...` (the cutoff's probe), so from the
     /// 64th position on they start at multiples of 64 (unless a `max_len`
