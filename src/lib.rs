@@ -118,7 +118,7 @@ struct ReadmeDoctests;
 
 #[cfg(feature = "std")]
 pub use compat::{
-    broadcast, current_thread_index, iter, max_num_threads, slice, BroadcastContext,
+    broadcast, current_thread_index, iter, max_num_threads, slice, str, BroadcastContext,
     ThreadPoolBuildError, ThreadPoolBuilder,
 };
 pub use error::Error;

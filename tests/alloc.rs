@@ -46,10 +46,10 @@ macro_rules! all_kinds {
 /// Every parallel-iterator consumer but `collect` on `$pool`, forced to
 /// fork, under every schedule.
 macro_rules! every_consumer {
-    ($pool:expr, $sink:expr, $buffers:expr, $rounds:expr) => {{
+    ($pool:expr, $sink:expr, $buffers:expr, $text:expr, $rounds:expr) => {{
         use tine::par::Schedule;
         use tine::prelude::*;
-        let (pool, sink) = (&$pool, &$sink);
+        let (pool, sink, text): (_, _, &str) = (&$pool, &$sink, $text);
         let (data, scratch, out): &mut (Vec<u64>, Vec<u64>, Vec<u64>) = $buffers;
         for round in 0..$rounds {
             let schedule = [
@@ -140,6 +140,14 @@ macro_rules! every_consumer {
                 .with_pool(pool)
                 .map(|x| x + 1)
                 .sum::<u64>();
+            // Strings, cut as rayon's `ParallelString` methods cut them.
+            total += text.par_lines().with_pool(pool).count() as u64;
+            total += text
+                .par_split(',')
+                .with_pool(pool)
+                .map(str::len)
+                .sum::<usize>() as u64;
+            total += data.par_split(|x| x % 100 == 0).with_pool(pool).count() as u64;
             // Into a Vec that has the capacity: no allocation either.
             par().map(|x| x + 1).collect_into_vec(out);
             sink.fetch_add(total as usize + out.len(), Relaxed);
@@ -166,13 +174,21 @@ fn forks_do_not_allocate() {
     // counting starts.
     let data: Vec<u64> = (0..4096).collect();
     let mut buffers = (data.clone(), data.clone(), Vec::with_capacity(data.len()));
+    let text: String = (0..4096)
+        .map(|i| match i % 13 {
+            0 => '\n',
+            4 | 9 => ',',
+            7 => 'é',
+            _ => 'x',
+        })
+        .collect();
     let mut all = |rounds: usize| {
         all_kinds!(pool, sink, rounds);
-        every_consumer!(pool, sink, &mut buffers, rounds / 10);
+        every_consumer!(pool, sink, &mut buffers, &text, rounds / 10);
         #[cfg(feature = "numa")]
         all_kinds!(distributed, sink, rounds);
         #[cfg(feature = "numa")]
-        every_consumer!(distributed, sink, &mut buffers, rounds / 10);
+        every_consumer!(distributed, sink, &mut buffers, &text, rounds / 10);
     };
     all(100); // warm-up: thread-locals, lazy statics
     let ((), allocations) = allocations_in(|| all(1000));

@@ -32,6 +32,7 @@ pub fn check(data: &[i64]) -> String {
         out.push(format!("{:?}", folds(data)));
         out.push(format!("{:?}", flat_maps(data)));
         out.push(format!("{:?}", indexed_adaptors(data)));
+        out.push(format!("{:?}", strings(data)));
     });
     // The same calls outside the pool: rayon's global pool, and tine's.
     out.push(format!("{:?}", slices(data)));
@@ -337,4 +338,99 @@ fn indexed_adaptors(data: &[i64]) -> Adapted {
         (tried, checked),
         counts,
     )
+}
+
+/// The string methods (`rayon::str::ParallelString`) and the slice
+/// splits, on a text made from `data`, each equal to `std`'s serial result.
+fn strings(data: &[i64]) -> (Vec<String>, Vec<usize>, Vec<usize>, usize, Vec<i64>) {
+    let text: String = data
+        .iter()
+        .enumerate()
+        .map(|(i, x)| match i % 6 {
+            0 => format!("{x}\n"),
+            1 => format!("{x}\r\n"),
+            2 => format!("{x} é "),
+            3 => format!("{x},,"),
+            _ => format!("{x},"),
+        })
+        .collect();
+    let text = text.as_str();
+    let pieces: Vec<&str> = text.par_split(',').collect();
+    assert_eq!(pieces, text.split(',').collect::<Vec<_>>());
+    let terminated: Vec<&str> = text.par_split_terminator([',', '\n']).collect();
+    assert_eq!(
+        terminated,
+        text.split_terminator([',', '\n']).collect::<Vec<_>>()
+    );
+    let inclusive: Vec<&str> = text.par_split_inclusive(|c: char| c == 'é').collect();
+    assert_eq!(inclusive, text.split_inclusive('é').collect::<Vec<_>>());
+    let lines: Vec<String> = text.par_lines().map(String::from).collect();
+    assert_eq!(lines, text.lines().collect::<Vec<_>>());
+    let words: Vec<usize> = text.par_split_whitespace().map(str::len).collect();
+    assert_eq!(
+        words,
+        text.split_whitespace().map(str::len).collect::<Vec<_>>()
+    );
+    let ascii_words = text.par_split_ascii_whitespace().count();
+    assert_eq!(ascii_words, text.split_ascii_whitespace().count());
+    let chars = rayon::str::ParallelString::par_chars(text).filter(|c| c.is_ascii_digit());
+    assert_eq!(
+        chars.count(),
+        text.chars().filter(char::is_ascii_digit).count()
+    );
+    let accents: Vec<usize> = text
+        .par_char_indices()
+        .filter(|&(_, c)| c == 'é')
+        .map(|(i, _)| i)
+        .collect();
+    let serial: Vec<usize> = text
+        .char_indices()
+        .filter(|&(_, c)| c == 'é')
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(accents, serial);
+    let (bytes, units) = (
+        text.par_bytes().map(usize::from).sum::<usize>(),
+        text.par_encode_utf16().count(),
+    );
+    assert_eq!(bytes, text.bytes().map(usize::from).sum::<usize>());
+    assert_eq!(units, text.encode_utf16().count());
+    let matched: Vec<usize> = text
+        .par_match_indices(&['\r', 'é'][..])
+        .map(|(i, _)| i)
+        .collect();
+    let serial: Vec<usize> = text
+        .match_indices(&['\r', 'é'][..])
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(matched, serial);
+    assert_eq!(text.par_matches(',').count(), text.matches(',').count());
+
+    let sum = |piece: &[i64]| piece.iter().sum::<i64>();
+    let mut sums: Vec<i64> = data.par_split(|x| x % 7 == 0).map(sum).collect();
+    assert_eq!(
+        sums,
+        data.split(|x| x % 7 == 0).map(sum).collect::<Vec<_>>()
+    );
+    let inclusive_sums: Vec<i64> = data.par_split_inclusive(|x| x % 5 == 0).map(sum).collect();
+    assert_eq!(
+        inclusive_sums,
+        data.split_inclusive(|x| x % 5 == 0)
+            .map(sum)
+            .collect::<Vec<_>>()
+    );
+    let (mut v, mut serial) = (data.to_vec(), data.to_vec());
+    v.par_split_mut(|x| x % 4 == 0)
+        .for_each(|piece| piece.reverse());
+    serial
+        .split_mut(|x| x % 4 == 0)
+        .for_each(|piece| piece.reverse());
+    v.par_split_inclusive_mut(|x| x % 3 == 0)
+        .for_each(|piece| piece.rotate_left(1));
+    serial
+        .split_inclusive_mut(|x| x % 3 == 0)
+        .for_each(|piece| piece.rotate_left(1));
+    assert_eq!(v, serial);
+    sums.extend(v);
+    (lines, words, accents, bytes + units + ascii_words, sums)
 }

@@ -36,3 +36,9 @@ pub mod iter {
 pub mod slice {
     pub use crate::par::{ParallelSlice, ParallelSliceMut};
 }
+
+/// rayon's `rayon::str`: the parallel methods of strings, and the
+/// (sealed) trait of their patterns.
+pub mod str {
+    pub use crate::par::{ParallelString, Pattern};
+}

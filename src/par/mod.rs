@@ -73,6 +73,8 @@
 //! | `collect` into `HashMap`, `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`, `BinaryHeap`, `String`, `Result<C, E>`, `Option<C>`, `()`; `par_extend`; `partition`, `unzip` | same (`ParallelExtend` is in the prelude); items arrive in input order, so a map keeps the last of equal keys as a serial `collect` does |
 //! | `partition_map` with `rayon::iter::Either` | same, with [`crate::iter::Either`] (the `either` crate's, as rayon re-exports it) |
 //! | `par_windows`, `par_chunks_exact(_mut)`, `par_rchunks(_mut)`, `par_rchunks_exact(_mut)` | same (a size of 0 panics with rayon's message) |
+//! | `par_chars`, `par_char_indices`, `par_bytes`, `par_encode_utf16`, `par_split`, `par_split_inclusive`, `par_split_terminator`, `par_lines`, `par_split_whitespace`, `par_split_ascii_whitespace`, `par_matches`, `par_match_indices` on `&str` ([`ParallelString`], also `tine::str`), with a `char`, `[char; N]`, `&[char]` or `Fn(char) -> bool` pattern | same: `std`'s result in `std`'s order, no allocation per call ([`Pattern`]) |
+//! | `par_split(f)`, `par_split_inclusive(f)` on slices; `par_split_mut(f)`, `par_split_inclusive_mut(f)` | same; the mutable ones find the separators first, in one parallel pass, into one `Vec` |
 //! | `ThreadPoolBuilder::new().num_threads(n).build()`, `build_global()` | same ([`crate::ThreadPoolBuilder`]); tine's own is `tine::ThreadPool::builder().threads(n).build()` |
 //! | `rayon::broadcast`, `current_thread_index`, `max_num_threads`, `pool.broadcast` | same ([`crate::broadcast`]); `current_thread_index` is `Some(0)` outside every fork |
 //! | `pool.install(\|\| ..)`, `rayon::current_num_threads()` | `pool.install(\|\| ..)`, `tine::current_num_threads()` |
@@ -104,13 +106,18 @@ pub mod drive;
 mod extend;
 pub(crate) mod global;
 mod iter;
+mod pattern;
 mod producer;
 mod settings;
+mod slice_split;
 mod slices;
 mod sort;
 mod source;
 mod source_collections;
+mod source_slice;
 mod source_small;
+mod str_split;
+mod strings;
 
 pub use adaptor::{
     AnyN, AnyNIter, Chain, ChainIter, Chunks, ChunksIter, CloneOf, Cloned, Copied, Enumerate,
@@ -126,20 +133,27 @@ pub use iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, Par, ParallelIterator,
     Schedule, Try,
 };
+pub use pattern::Pattern;
 pub use producer::{
     ChunksMutProducer, ChunksProducer, Producer, RangeInteger, RangeIter, RangeProducer,
     SliceMutProducer, SliceProducer, VecProducer, VecRange,
 };
+pub use slice_split::{SlicePieces, SliceSplitProducer, SplitMutProducer, SplitMutRange};
 pub use slices::{
     ChunksExactMutProducer, ChunksExactProducer, RChunksExactMutProducer, RChunksExactProducer,
     RChunksMutProducer, RChunksProducer, WindowsProducer,
 };
-pub use source::{
-    IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelSlice, ParallelSliceMut,
-};
+pub use source::{IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelSliceMut};
+pub use source_slice::ParallelSlice;
 pub use source_small::{
     empty, once, repeat, repeat_n, repeatn, Empty, InlineProducer, Once, Repeat, RepeatN,
     RepeatProducer,
+};
+pub use str_split::{StrPieces, StrSplitProducer};
+pub use strings::{
+    BytesProducer, CharIndicesFrom, CharIndicesProducer, CharsProducer, EncodeUtf16Producer,
+    MatchIndicesProducer, MatchIndicesRange, MatchesProducer, MatchesRange, ParallelString,
+    SplitWhitespace,
 };
 
 /// The traits to import: `use tine::prelude::*;` in place of
@@ -148,6 +162,6 @@ pub mod prelude {
     pub use super::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
         IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelExtend,
-        ParallelIterator, ParallelSlice, ParallelSliceMut,
+        ParallelIterator, ParallelSlice, ParallelSliceMut, ParallelString,
     };
 }

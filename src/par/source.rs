@@ -1,17 +1,16 @@
 //! Where parallel iterators come from: `par_iter`, `par_iter_mut`,
-//! `into_par_iter`, `par_chunks` and `par_chunks_mut`, with rayon's trait
-//! names so that code written against rayon's prelude finds them; also the
-//! `par_sort*` methods of [`ParallelSliceMut`] (implemented in `sort/`).
+//! `into_par_iter`, and the methods of mutable slices
+//! ([`ParallelSliceMut`]: `par_chunks_mut` and the like, `par_split_mut`,
+//! and the `par_sort*` methods, implemented in `sort/`), with rayon's trait
+//! names so that code written against rayon's prelude finds them. Shared
+//! slices' methods are in `source_slice.rs`.
 
 use super::iter::{IntoParallelIterator, Par, ParallelIterator};
 use super::producer::{
-    ChunksMutProducer, ChunksProducer, RangeInteger, RangeProducer, SliceMutProducer,
-    SliceProducer, VecProducer,
+    ChunksMutProducer, RangeInteger, RangeProducer, SliceMutProducer, SliceProducer, VecProducer,
 };
-use super::slices::{
-    ChunksExactMutProducer, ChunksExactProducer, RChunksExactMutProducer, RChunksExactProducer,
-    RChunksMutProducer, RChunksProducer, WindowsProducer,
-};
+use super::slice_split::SplitMutProducer;
+use super::slices::{ChunksExactMutProducer, RChunksExactMutProducer, RChunksMutProducer};
 use super::sort;
 use core::cmp::Ordering;
 use core::ops::{Range, RangeInclusive};
@@ -146,78 +145,6 @@ where
     }
 }
 
-/// `par_chunks()` on slices (and `Vec`s, through deref).
-pub trait ParallelSlice<T: Sync> {
-    /// Chunks of `size` items, the last one shorter if `size` does not
-    /// divide the length.
-    ///
-    /// # Panics
-    /// If `size` is 0, with rayon's message.
-    fn par_chunks(&self, size: usize) -> Par<ChunksProducer<'_, T>>;
-
-    /// Overlapping windows of `size` items, one per start (none if the
-    /// slice is shorter than `size`).
-    ///
-    /// ```
-    /// use tine::prelude::*;
-    ///
-    /// let rising = [1, 2, 4, 7].par_windows(2).all(|w| w[0] < w[1]);
-    /// assert!(rising);
-    /// ```
-    ///
-    /// # Panics
-    /// If `size` is 0, with rayon's message.
-    fn par_windows(&self, size: usize) -> Par<WindowsProducer<'_, T>>;
-
-    /// Chunks of exactly `size` items from the front; a shorter remainder
-    /// at the end is left out (take it with `chunks_exact(size).remainder()`).
-    ///
-    /// # Panics
-    /// If `size` is 0, with rayon's message.
-    fn par_chunks_exact(&self, size: usize) -> Par<ChunksExactProducer<'_, T>>;
-
-    /// Chunks of `size` items from the back, the last one (at the front)
-    /// shorter if `size` does not divide the length.
-    ///
-    /// # Panics
-    /// If `size` is 0, with rayon's message.
-    fn par_rchunks(&self, size: usize) -> Par<RChunksProducer<'_, T>>;
-
-    /// Chunks of exactly `size` items from the back; a shorter remainder
-    /// at the front is left out.
-    ///
-    /// # Panics
-    /// If `size` is 0, with rayon's message.
-    fn par_rchunks_exact(&self, size: usize) -> Par<RChunksExactProducer<'_, T>>;
-}
-
-impl<T: Sync> ParallelSlice<T> for [T] {
-    fn par_chunks(&self, size: usize) -> Par<ChunksProducer<'_, T>> {
-        assert!(size != 0, "chunk_size must not be zero");
-        Par::new(ChunksProducer { slice: self, size })
-    }
-
-    fn par_windows(&self, size: usize) -> Par<WindowsProducer<'_, T>> {
-        assert!(size != 0, "window_size must not be zero");
-        Par::new(WindowsProducer { slice: self, size })
-    }
-
-    fn par_chunks_exact(&self, size: usize) -> Par<ChunksExactProducer<'_, T>> {
-        assert!(size != 0, "chunk_size must not be zero");
-        Par::new(ChunksExactProducer { slice: self, size })
-    }
-
-    fn par_rchunks(&self, size: usize) -> Par<RChunksProducer<'_, T>> {
-        assert!(size != 0, "chunk_size must not be zero");
-        Par::new(RChunksProducer { slice: self, size })
-    }
-
-    fn par_rchunks_exact(&self, size: usize) -> Par<RChunksExactProducer<'_, T>> {
-        assert!(size != 0, "chunk_size must not be zero");
-        Par::new(RChunksExactProducer { slice: self, size })
-    }
-}
-
 /// `par_chunks_mut()` and the `par_sort*` methods on slices (and `Vec`s,
 /// through deref), with rayon's names and bounds.
 pub trait ParallelSliceMut<T: Send> {
@@ -256,6 +183,31 @@ pub trait ParallelSliceMut<T: Send> {
     /// # Panics
     /// If `size` is 0, with rayon's message.
     fn par_rchunks_exact_mut(&mut self, size: usize) -> Par<RChunksExactMutProducer<'_, T>>;
+
+    /// The mutable sub-slices between the elements `separator` matches, as
+    /// `slice::split_mut`. The separators are found first, in one parallel
+    /// pass on the current pool, into one `Vec` of their indices (a
+    /// thread cannot look for separators in elements another thread may
+    /// already be writing); the pieces are then an indexed iterator.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let mut v = [1, 2, 0, 3, 4, 5, 0, 6];
+    /// v.par_split_mut(|&x| x == 0).for_each(|piece| piece.reverse());
+    /// assert_eq!(v, [2, 1, 0, 5, 4, 3, 0, 6]);
+    /// ```
+    fn par_split_mut<P>(&mut self, separator: P) -> Par<SplitMutProducer<'_, T>>
+    where
+        P: Fn(&T) -> bool + Sync + Send;
+
+    /// The mutable sub-slices, each ending with the element `separator`
+    /// matched, as `slice::split_inclusive_mut` (no empty last piece); the
+    /// separators are found first, as for
+    /// [`par_split_mut`](Self::par_split_mut).
+    fn par_split_inclusive_mut<P>(&mut self, separator: P) -> Par<SplitMutProducer<'_, T>>
+    where
+        P: Fn(&T) -> bool + Sync + Send;
 
     /// Sorts the slice, stably (equal elements keep their order): a
     /// parallel merge sort that allocates one buffer as long as the slice.
@@ -413,6 +365,20 @@ impl<T: Send> ParallelSliceMut<T> for [T] {
             slice: SliceMutProducer::new(self),
             size,
         })
+    }
+
+    fn par_split_mut<P>(&mut self, separator: P) -> Par<SplitMutProducer<'_, T>>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        Par::new(SplitMutProducer::new(self, separator, false))
+    }
+
+    fn par_split_inclusive_mut<P>(&mut self, separator: P) -> Par<SplitMutProducer<'_, T>>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        Par::new(SplitMutProducer::new(self, separator, true))
     }
 
     fn par_sort(&mut self)
