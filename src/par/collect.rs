@@ -210,7 +210,11 @@ impl<T: Send> Consumer<T> for Gather {
 
     #[inline]
     fn fold<I: Iterator<Item = T>>(&self, mut acc: Vec<T>, _first: usize, items: I) -> Vec<T> {
-        acc.extend(items);
+        acc.reserve(items.size_hint().0);
+        // `for_each` (a `fold`), not `extend`, which walks an iterator of
+        // unknown length with `next`: adaptors such as `flat_map` run their
+        // inner loops whole in `fold`.
+        items.for_each(|item| acc.push(item));
         acc
     }
 

@@ -63,6 +63,29 @@ impl<P: Producer> Iterator for Serial<P> {
         None
     }
 
+    /// The rest in one go: the buffer, then every position left as one
+    /// range of the producer, so that its loop runs whole (and vectorizes)
+    /// instead of position by position.
+    #[inline]
+    fn fold<B, G: FnMut(B, P::Item) -> B>(mut self, init: B, mut g: G) -> B {
+        let mut acc = init;
+        if !P::EXACT {
+            while let Some(item) = self.rest.pop_front() {
+                acc = g(acc, item);
+            }
+        }
+        let (begin, end) = (self.next, self.len);
+        // Handed out before the range runs: if `g` panics, the range drops
+        // its own rest, and `Drop` has nothing left to drop.
+        self.next = end;
+        if begin == end {
+            return acc;
+        }
+        // SAFETY: positions `begin..end` were never handed out, and `next`
+        // has moved past them.
+        unsafe { self.producer.range(begin, end) }.fold(acc, g)
+    }
+
     fn size_hint(&self) -> (usize, Option<usize>) {
         let left = self.len - self.next;
         if P::EXACT {
@@ -112,6 +135,19 @@ where
             }
             self.front = Some(serial((self.f)(self.base.next()?)));
         }
+    }
+
+    /// Each inner iterator folded whole ([`Serial::fold`]): what `sum`,
+    /// `count`, `for_each` and `collect` run.
+    #[inline]
+    fn fold<B, G: FnMut(B, I::Item) -> B>(mut self, init: B, mut g: G) -> B {
+        let mut acc = init;
+        if let Some(front) = self.front.take() {
+            acc = front.fold(acc, &mut g);
+        }
+        let f = self.f;
+        self.base
+            .fold(acc, |acc, outer| serial(f(outer)).fold(acc, &mut g))
     }
 }
 

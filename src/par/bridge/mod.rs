@@ -168,6 +168,60 @@ impl<I> Bridge<I> {
     }
 }
 
+/// Pulls up to `room.len()` items from `source` into `room`, under the
+/// source's lock; returns how many, and whether the source ran out. A
+/// function of its own, so that the compiler sees `source` and `room` as
+/// the distinct `&mut`s they are and keeps the source's state in registers
+/// for the whole batch. If `next` panics, the items pulled so far are
+/// dropped and `ended` is set.
+#[inline]
+fn pull_batch<I: Iterator>(
+    source: &mut I,
+    room: &mut [MaybeUninit<I::Item>],
+    ended: &AtomicBool,
+) -> (usize, bool) {
+    let mut batch = Batch {
+        room,
+        count: 0,
+        ended,
+    };
+    let mut ran_out = false;
+    while batch.count < batch.room.len() {
+        match source.next() {
+            Some(item) => {
+                batch.room[batch.count].write(item);
+                batch.count += 1;
+            }
+            None => {
+                ran_out = true;
+                break;
+            }
+        }
+    }
+    let count = batch.count;
+    core::mem::forget(batch);
+    (count, ran_out)
+}
+
+/// A batch being pulled: on unwind (a panicking `next`), drops what it
+/// holds and ends the source.
+struct Batch<'a, T> {
+    room: &'a mut [MaybeUninit<T>],
+    count: usize,
+    ended: &'a AtomicBool,
+}
+
+impl<T> Drop for Batch<'_, T> {
+    fn drop(&mut self) {
+        // Relaxed: under the lock (see `Bridge::lock`).
+        self.ended.store(true, Ordering::Relaxed);
+        let pulled = &mut self.room[..self.count];
+        // SAFETY: the first `count` slots were written and are owned by
+        // this batch alone: the range never saw them.
+        unsafe { core::ptr::drop_in_place(pulled as *mut [MaybeUninit<T>] as *mut [T]) };
+    }
+}
+
 /// Sets `ended` if the source's `next` unwinds.
 struct EndOnUnwind<'a>(&'a AtomicBool);
 
@@ -308,19 +362,22 @@ impl<I: Iterator> BridgeRange<'_, I> {
         };
         self.head = 0;
         self.filled = 0;
-        while self.filled < want {
-            let Some(item) = self.bridge.pull(&mut source) else {
-                break;
-            };
-            let slot = self.slot(self.filled);
-            // SAFETY: the slot is in the room (`slot`) and empty: items
-            // `head..filled` were all yielded before this refill.
-            unsafe { slot.write(item) };
-            self.filled += 1;
+        // SAFETY: `want` items fit the room (`want <= batch <= room_for`),
+        // whose alignment suits them, and every slot is empty: items
+        // `head..filled` were all yielded before this refill.
+        let room = unsafe {
+            core::slice::from_raw_parts_mut(self.slot(0).cast::<MaybeUninit<I::Item>>(), want)
+        };
+        let (pulled, ended) = pull_batch(&mut *source, room, &self.bridge.ended);
+        if ended {
+            // Relaxed: under the lock (see `Bridge::lock`); readers outside
+            // it only take it as a hint.
+            self.bridge.ended.store(true, Ordering::Relaxed);
         }
         drop(source);
-        self.budget -= self.filled;
-        self.filled > 0
+        self.filled = pulled;
+        self.budget -= pulled;
+        pulled > 0
     }
 }
 
