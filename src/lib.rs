@@ -118,8 +118,9 @@ struct ReadmeDoctests;
 
 #[cfg(feature = "std")]
 pub use compat::{
-    broadcast, current_thread_index, iter, max_num_threads, slice, str, BroadcastContext,
-    ThreadPoolBuildError, ThreadPoolBuilder,
+    array, broadcast, collections, current_thread_index, iter, max_num_threads, option, range,
+    range_inclusive, result, slice, str, vec, BroadcastContext, ThreadPoolBuildError,
+    ThreadPoolBuilder,
 };
 pub use error::Error;
 #[cfg(all(feature = "std", loom))]

@@ -33,6 +33,7 @@ pub fn check(data: &[i64]) -> String {
         out.push(format!("{:?}", flat_maps(data)));
         out.push(format!("{:?}", indexed_adaptors(data)));
         out.push(format!("{:?}", strings(data)));
+        out.push(format!("{:?}", bridges_and_sources(data)));
     });
     // The same calls outside the pool: rayon's global pool, and tine's.
     out.push(format!("{:?}", slices(data)));
@@ -433,4 +434,76 @@ fn strings(data: &[i64]) -> (Vec<String>, Vec<usize>, Vec<usize>, usize, Vec<i64
     assert_eq!(v, serial);
     sums.extend(v);
     (lines, words, accents, bytes + units + ascii_words, sums)
+}
+
+/// A source typed by rayon's module paths: `rayon::vec::IntoIter` and
+/// friends, as a program names them in a signature.
+fn evens(v: rayon::vec::IntoIter<i64>) -> impl ParallelIterator<Item = i64> {
+    v.filter(|x| x % 2 == 0)
+}
+
+/// The results of [`bridges_and_sources`], in the order it computes them.
+type Bridged = (Vec<i64>, i64, Vec<i64>, Vec<(i64, usize)>, usize);
+
+/// `par_bridge`, the small sources (`empty`, `once`, `repeat`,
+/// `repeat_n`, `Option`, `Result`, arrays) and rayon's module paths for
+/// the source iterators.
+fn bridges_and_sources(data: &[i64]) -> Bridged {
+    // A serial iterator bridged: the order is unspecified, so sort.
+    let mut bridged: Vec<i64> = data.iter().map(|x| x * 3).par_bridge().collect();
+    bridged.sort_unstable();
+    let mut serial: Vec<i64> = data.iter().map(|x| x * 3).collect();
+    serial.sort_unstable();
+    assert_eq!(bridged, serial);
+    let lines: String = data.iter().map(|x| format!("{x}\n")).collect();
+    let bridged_sum: i64 = lines
+        .lines()
+        .par_bridge()
+        .map(|l| l.parse::<i64>().unwrap())
+        .sum();
+    assert_eq!(bridged_sum, data.iter().sum::<i64>());
+    // The small sources.
+    let none: Vec<i64> = rayon::iter::empty().collect();
+    let mut small: Vec<i64> = rayon::iter::once(7).chain(none).collect();
+    small.extend(Some(8).into_par_iter().collect::<Vec<_>>());
+    small.extend(Ok::<i64, ()>(9).par_iter().copied().collect::<Vec<_>>());
+    small.extend(
+        [1i64, 2, 3]
+            .into_par_iter()
+            .map(|x| x * 10)
+            .collect::<Vec<_>>(),
+    );
+    small.extend(rayon::iter::repeat_n(4i64, 2).collect::<Vec<_>>());
+    assert_eq!(small, [7, 8, 9, 10, 20, 30, 4, 4]);
+    let tagged: Vec<(i64, usize)> = rayon::iter::repeat(5i64)
+        .zip(0..data.len().min(4))
+        .collect();
+    assert_eq!(tagged.len(), data.len().min(4));
+    // Typed by rayon's paths.
+    let evens_len = evens(data.to_vec().into_par_iter()).count();
+    assert_eq!(evens_len, data.iter().filter(|x| *x % 2 == 0).count());
+    let range: rayon::range::Iter<usize> = (0..data.len()).into_par_iter();
+    let inclusive: rayon::range_inclusive::Iter<i64> = (1..=3).into_par_iter();
+    let opt: rayon::option::IntoIter<i64> = data.first().copied().into_par_iter();
+    let slice: rayon::slice::Iter<'_, i64> = data.par_iter();
+    let chunks: rayon::slice::Chunks<'_, i64> = data.par_chunks(3);
+    let map: std::collections::HashMap<i64, usize> =
+        data.iter().enumerate().map(|(i, &x)| (x, i)).collect();
+    let keys: rayon::collections::hash_map::Iter<'_, i64, usize> = map.par_iter();
+    let total = range.count()
+        + inclusive.count()
+        + opt.count()
+        + slice.count()
+        + chunks.count()
+        + keys.count();
+    assert_eq!(
+        total,
+        data.len()
+            + 3
+            + usize::from(!data.is_empty())
+            + data.len()
+            + data.len().div_ceil(3)
+            + map.len()
+    );
+    (bridged, bridged_sum, small, tagged, total)
 }

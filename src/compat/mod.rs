@@ -14,9 +14,11 @@
 
 mod broadcast;
 mod builder;
+mod paths;
 
 pub use broadcast::{broadcast, current_thread_index, max_num_threads, BroadcastContext};
 pub use builder::{ThreadPoolBuildError, ThreadPoolBuilder};
+pub use paths::{array, collections, option, range, range_inclusive, result, vec};
 
 /// rayon's `rayon::iter`: the parallel-iterator traits, [`Either`] and
 /// the adaptor types, for programs that import them by this path.
@@ -34,6 +36,7 @@ pub mod iter {
 
 /// rayon's `rayon::slice`: the parallel methods of slices.
 pub mod slice {
+    pub use super::paths::slice_types::*;
     pub use crate::par::{ParallelSlice, ParallelSliceMut};
 }
 

@@ -210,11 +210,16 @@ impl<T: Send> Consumer<T> for Gather {
 
     #[inline]
     fn fold<I: Iterator<Item = T>>(&self, mut acc: Vec<T>, _first: usize, items: I) -> Vec<T> {
-        acc.reserve(items.size_hint().0);
-        // `for_each` (a `fold`), not `extend`, which walks an iterator of
-        // unknown length with `next`: adaptors such as `flat_map` run their
-        // inner loops whole in `fold`.
-        items.for_each(|item| acc.push(item));
+        if items.size_hint().1.is_none() {
+            // No bound (`flat_map`, `flatten`): `for_each`, a `fold`, runs
+            // each inner loop whole, where `extend` would step through
+            // them with `next`.
+            items.for_each(|item| acc.push(item));
+        } else {
+            // A known bound (`filter`, ...): `extend`'s own loop (the size
+            // hint is known at compile time, so one branch remains).
+            acc.extend(items);
+        }
         acc
     }
 

@@ -64,6 +64,8 @@
 //! | `v.par_iter()`, `par_iter_mut()`, `into_par_iter()` on `Vec`, slices and integer ranges | same |
 //! | the same on `HashMap`, `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`, `BinaryHeap` | same; the items (or references) are gathered into a `Vec` first, one allocation per call, as rayon does for these |
 //! | `par_chunks(k)`, `par_chunks_mut(k)` | same (`k == 0` panics with rayon's message) |
+//! | `rayon::iter::{empty, once, repeat, repeat_n}`; `into_par_iter` on `Option`, `Result` (its `Ok` value) and arrays (owned, `&`, `&mut`) | same, with no allocation (the owned items are held inline); `repeat` needs `T: Sync` too |
+//! | `rayon::vec::IntoIter`, `rayon::range::Iter`, `rayon::option::*`, `rayon::result::*`, `rayon::array::IntoIter`, `rayon::collections::*::*`, `rayon::slice::{Iter, Chunks, Windows, ...}` | the same paths ([`crate::vec`], [`crate::collections`], ...), aliases of the one type, [`Par`] |
 //! | `map`, `map_init`, `map_with`, `inspect`, `filter`, `filter_map`, `flat_map_iter`, `enumerate`, `zip`, `chain`, `skip`, `take`, `copied`, `cloned`, `with_min_len`, `with_max_len` | same (`skip` and `take` on indexed iterators, as in rayon) |
 //! | `rev`, `step_by`, `chunks`, `fold_chunks`, `fold_chunks_with`, `positions`, `interleave`, `interleave_shortest`, `unzip_into_vecs` (indexed iterators) | same (a chunk size of 0 panics with rayon's message, a step of 0 as rayon's does); `rev` fetches each item from its position on its own ([`Rev`]); `fold_chunks_with` and `try_fold_with` also need `T: Sync`, as `fold_with` does |
 //! | `update`, `try_fold`, `try_fold_with`, `take_any`, `skip_any` | same, on every iterator; `take_any`/`skip_any` count items with one atomic per call |

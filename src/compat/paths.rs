@@ -1,0 +1,165 @@
+//! rayon's module paths for the iterator types of its sources
+//! (`rayon::vec::IntoIter`, `rayon::range::Iter`, `rayon::option::IntoIter`,
+//! `rayon::collections::hash_map::Iter`, ...), for programs that name them
+//! in signatures or struct fields.
+//!
+//! Every tine parallel iterator is one type, [`Par`] over a producer, so
+//! each name here is an alias of the type the source's `into_par_iter` (or
+//! `par_iter`, `par_iter_mut`) returns: code that names rayon's type gets
+//! tine's under the same path.
+
+use crate::par::{IntoParallelIterator, Par};
+
+/// rayon's `rayon::vec`: the iterator of `Vec::into_par_iter`.
+pub mod vec {
+    use super::IntoParallelIterator;
+
+    /// The items of a `Vec`, moved out (`vec.into_par_iter()`).
+    pub type IntoIter<T> = <std::vec::Vec<T> as IntoParallelIterator>::Iter;
+}
+
+/// rayon's `rayon::range`: the iterator of `(a..b).into_par_iter()`.
+pub mod range {
+    use super::IntoParallelIterator;
+
+    /// The integers of a `Range<T>`.
+    pub type Iter<T> = <core::ops::Range<T> as IntoParallelIterator>::Iter;
+}
+
+/// rayon's `rayon::range_inclusive`: the iterator of
+/// `(a..=b).into_par_iter()`.
+pub mod range_inclusive {
+    use super::IntoParallelIterator;
+
+    /// The integers of a `RangeInclusive<T>`.
+    pub type Iter<T> = <core::ops::RangeInclusive<T> as IntoParallelIterator>::Iter;
+}
+
+/// rayon's `rayon::option`: the iterators of `Option`'s one value.
+pub mod option {
+    use super::IntoParallelIterator;
+
+    /// The value, moved out.
+    pub type IntoIter<T> = <Option<T> as IntoParallelIterator>::Iter;
+    /// The value, by reference.
+    pub type Iter<'a, T> = <&'a Option<T> as IntoParallelIterator>::Iter;
+    /// The value, by mutable reference.
+    pub type IterMut<'a, T> = <&'a mut Option<T> as IntoParallelIterator>::Iter;
+}
+
+/// rayon's `rayon::result`: the iterators of a `Result`'s `Ok` value.
+pub mod result {
+    use super::IntoParallelIterator;
+
+    /// The `Ok` value, moved out.
+    pub type IntoIter<T, E> = <Result<T, E> as IntoParallelIterator>::Iter;
+    /// The `Ok` value, by reference.
+    pub type Iter<'a, T, E> = <&'a Result<T, E> as IntoParallelIterator>::Iter;
+    /// The `Ok` value, by mutable reference.
+    pub type IterMut<'a, T, E> = <&'a mut Result<T, E> as IntoParallelIterator>::Iter;
+}
+
+/// rayon's `rayon::array`: the iterator of `[T; N]::into_par_iter`.
+pub mod array {
+    use super::IntoParallelIterator;
+
+    /// The items of an array, moved out.
+    pub type IntoIter<T, const N: usize> = <[T; N] as IntoParallelIterator>::Iter;
+}
+
+/// The iterators of a collection `$c<$($p),*>` in a module `$m`: owned
+/// and by reference, and by mutable reference when given `mut`.
+macro_rules! collection_paths {
+    ($(#[$doc:meta])* $m:ident, $c:ident<$($p:ident),*>) => {
+        $(#[$doc])*
+        pub mod $m {
+            use crate::par::IntoParallelIterator;
+            use std::collections::$c;
+
+            /// The items, moved out (gathered into a `Vec` first).
+            pub type IntoIter<$($p),*> = <$c<$($p),*> as IntoParallelIterator>::Iter;
+            /// The items, by reference.
+            pub type Iter<'a, $($p),*> = <&'a $c<$($p),*> as IntoParallelIterator>::Iter;
+        }
+    };
+    ($(#[$doc:meta])* $m:ident, $c:ident<$($p:ident),*>, mut) => {
+        $(#[$doc])*
+        pub mod $m {
+            use crate::par::IntoParallelIterator;
+            use std::collections::$c;
+
+            /// The items, moved out (gathered into a `Vec` first).
+            pub type IntoIter<$($p),*> = <$c<$($p),*> as IntoParallelIterator>::Iter;
+            /// The items, by reference.
+            pub type Iter<'a, $($p),*> = <&'a $c<$($p),*> as IntoParallelIterator>::Iter;
+            /// The items, by mutable reference.
+            pub type IterMut<'a, $($p),*> = <&'a mut $c<$($p),*> as IntoParallelIterator>::Iter;
+        }
+    };
+}
+
+/// rayon's `rayon::collections`: the iterators of the standard
+/// collections, one module each.
+pub mod collections {
+    collection_paths!(
+        /// `HashMap`'s iterators.
+        hash_map, HashMap<K, V>, mut
+    );
+    collection_paths!(
+        /// `HashSet`'s iterators.
+        hash_set, HashSet<T>
+    );
+    collection_paths!(
+        /// `BTreeMap`'s iterators.
+        btree_map, BTreeMap<K, V>, mut
+    );
+    collection_paths!(
+        /// `BTreeSet`'s iterators.
+        btree_set, BTreeSet<T>
+    );
+    collection_paths!(
+        /// `VecDeque`'s iterators.
+        vec_deque, VecDeque<T>, mut
+    );
+    collection_paths!(
+        /// `LinkedList`'s iterators.
+        linked_list, LinkedList<T>, mut
+    );
+    collection_paths!(
+        /// `BinaryHeap`'s iterators.
+        binary_heap, BinaryHeap<T>
+    );
+}
+
+/// The iterators of the slice methods, for `rayon::slice`.
+pub(super) mod slice_types {
+    use super::{IntoParallelIterator, Par};
+    use crate::par::{
+        ChunksExactMutProducer, ChunksExactProducer, ChunksMutProducer, ChunksProducer,
+        RChunksExactMutProducer, RChunksExactProducer, RChunksMutProducer, RChunksProducer,
+        WindowsProducer,
+    };
+
+    /// `slice.par_iter()`.
+    pub type Iter<'a, T> = <&'a [T] as IntoParallelIterator>::Iter;
+    /// `slice.par_iter_mut()`.
+    pub type IterMut<'a, T> = <&'a mut [T] as IntoParallelIterator>::Iter;
+    /// `slice.par_chunks(n)`.
+    pub type Chunks<'a, T> = Par<ChunksProducer<'a, T>>;
+    /// `slice.par_chunks_mut(n)`.
+    pub type ChunksMut<'a, T> = Par<ChunksMutProducer<'a, T>>;
+    /// `slice.par_chunks_exact(n)`.
+    pub type ChunksExact<'a, T> = Par<ChunksExactProducer<'a, T>>;
+    /// `slice.par_chunks_exact_mut(n)`.
+    pub type ChunksExactMut<'a, T> = Par<ChunksExactMutProducer<'a, T>>;
+    /// `slice.par_rchunks(n)`.
+    pub type RChunks<'a, T> = Par<RChunksProducer<'a, T>>;
+    /// `slice.par_rchunks_mut(n)`.
+    pub type RChunksMut<'a, T> = Par<RChunksMutProducer<'a, T>>;
+    /// `slice.par_rchunks_exact(n)`.
+    pub type RChunksExact<'a, T> = Par<RChunksExactProducer<'a, T>>;
+    /// `slice.par_rchunks_exact_mut(n)`.
+    pub type RChunksExactMut<'a, T> = Par<RChunksExactMutProducer<'a, T>>;
+    /// `slice.par_windows(n)`.
+    pub type Windows<'a, T> = Par<WindowsProducer<'a, T>>;
+}
