@@ -404,3 +404,59 @@ fn small_sources_match_serial_and_drop_owned_items_once() {
     assert_eq!(dropped.load(Relaxed), 3);
     tine::par::cutoff::set_override(before);
 }
+
+#[test]
+fn split_and_tree_walks_match_serial_order() {
+    let pool = tine::spawn(3);
+    pool.install(|| {
+        for len in [0usize, 1, 2, 5, 100, 1000] {
+            // Halving ranges down to a few items: the pieces, in order,
+            // cover the range exactly.
+            let pieces: Vec<std::ops::Range<usize>> = tine::iter::split(0..len, |r| {
+                if r.len() < 3 {
+                    return (r, None);
+                }
+                let mid = r.start + r.len() / 2;
+                (r.start..mid, Some(mid..r.end))
+            })
+            .collect();
+            assert!(pieces.len() <= 4 * 3 + 1, "{} pieces", pieces.len());
+            let flat: Vec<usize> = pieces.iter().flat_map(|r| r.clone()).collect();
+            assert_eq!(flat, (0..len).collect::<Vec<_>>());
+            // A splitter that never cuts: one piece.
+            assert_eq!(
+                tine::iter::split(len, |n| (n, None)).collect::<Vec<_>>(),
+                [len]
+            );
+        }
+        // Trees: node n has children (n * 3 + 1 ..= n * 3 + 3) below a
+        // bound, checked against recursive serial walks.
+        fn prefix(n: u64, bound: u64, out: &mut Vec<u64>) {
+            out.push(n);
+            for c in (3 * n + 1..=3 * n + 3).filter(|&c| c < bound) {
+                prefix(c, bound, out);
+            }
+        }
+        fn postfix(n: u64, bound: u64, out: &mut Vec<u64>) {
+            for c in (3 * n + 1..=3 * n + 3).filter(|&c| c < bound) {
+                postfix(c, bound, out);
+            }
+            out.push(n);
+        }
+        for bound in [1u64, 2, 4, 13, 100, 5000] {
+            let kids = move |&n: &u64| (3 * n + 1..=3 * n + 3).filter(move |&c| c < bound);
+            let (mut want_pre, mut want_post) = (Vec::new(), Vec::new());
+            prefix(0, bound, &mut want_pre);
+            postfix(0, bound, &mut want_post);
+            let pre: Vec<u64> = tine::iter::walk_tree_prefix(0, kids).collect();
+            let post: Vec<u64> = tine::iter::walk_tree_postfix(0, kids).collect();
+            assert_eq!(pre, want_pre);
+            assert_eq!(post, want_post);
+            let mut any: Vec<u64> = tine::iter::walk_tree(0, kids).map(|n| n * 2).collect();
+            any.sort_unstable();
+            let mut want: Vec<u64> = want_pre.iter().map(|n| n * 2).collect();
+            want.sort_unstable();
+            assert_eq!(any, want);
+        }
+    });
+}

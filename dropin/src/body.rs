@@ -34,6 +34,7 @@ pub fn check(data: &[i64]) -> String {
         out.push(format!("{:?}", indexed_adaptors(data)));
         out.push(format!("{:?}", strings(data)));
         out.push(format!("{:?}", bridges_and_sources(data)));
+        out.push(format!("{:?}", recursive_sources(data)));
     });
     // The same calls outside the pool: rayon's global pool, and tine's.
     out.push(format!("{:?}", slices(data)));
@@ -506,4 +507,41 @@ fn bridges_and_sources(data: &[i64]) -> Bridged {
             + map.len()
     );
     (bridged, bridged_sum, small, tagged, total)
+}
+
+/// `rayon::iter::split` and the tree walks. How finely `split` cuts is up
+/// to the crate, so only the pieces' concatenation is compared.
+fn recursive_sources(data: &[i64]) -> (Vec<i64>, Vec<usize>, Vec<usize>) {
+    let pieces: Vec<&[i64]> = rayon::iter::split(data, |s| {
+        if s.len() < 8 {
+            (s, None)
+        } else {
+            let (a, b) = s.split_at(s.len() / 2);
+            (a, Some(b))
+        }
+    })
+    .collect();
+    let joined: Vec<i64> = pieces.concat();
+    assert_eq!(joined, data);
+    // A heap-shaped tree over the data's positions.
+    let n = data.len();
+    let kids = |&i: &usize| (2 * i + 1..2 * i + 3).filter(move |&c| c < n);
+    let (pre, post): (Vec<usize>, Vec<usize>) = if n == 0 {
+        (Vec::new(), Vec::new())
+    } else {
+        (
+            rayon::iter::walk_tree_prefix(0, kids).collect(),
+            rayon::iter::walk_tree_postfix(0, kids).collect(),
+        )
+    };
+    assert_eq!(pre.len(), n);
+    assert_eq!(post.last().copied(), n.checked_sub(1).map(|_| 0));
+    let mut all: Vec<usize> = if n == 0 {
+        Vec::new()
+    } else {
+        rayon::iter::walk_tree(0, kids).collect()
+    };
+    all.sort_unstable();
+    assert!(all.into_iter().eq(0..n));
+    (joined, pre, post)
 }

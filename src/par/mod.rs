@@ -64,6 +64,7 @@
 //! | `v.par_iter()`, `par_iter_mut()`, `into_par_iter()` on `Vec`, slices and integer ranges | same |
 //! | the same on `HashMap`, `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`, `BinaryHeap` | same; the items (or references) are gathered into a `Vec` first, one allocation per call, as rayon does for these |
 //! | `par_chunks(k)`, `par_chunks_mut(k)` | same (`k == 0` panics with rayon's message) |
+//! | `rayon::iter::split(data, splitter)`, `walk_tree_prefix`, `walk_tree_postfix`, `walk_tree` | same, in the same order; the splitting or the walk runs on the caller (`split`: breadth first, up to four pieces per thread), then the items spread over the threads |
 //! | `rayon::iter::{empty, once, repeat, repeat_n}`; `into_par_iter` on `Option`, `Result` (its `Ok` value) and arrays (owned, `&`, `&mut`) | same, with no allocation (the owned items are held inline); `repeat` needs `T: Sync` too |
 //! | `rayon::vec::IntoIter`, `rayon::range::Iter`, `rayon::option::*`, `rayon::result::*`, `rayon::array::IntoIter`, `rayon::collections::*::*`, `rayon::slice::{Iter, Chunks, Windows, ...}` | the same paths ([`crate::vec`], [`crate::collections`], ...), aliases of the one type, [`Par`] |
 //! | `map`, `map_init`, `map_with`, `inspect`, `filter`, `filter_map`, `flat_map_iter`, `enumerate`, `zip`, `chain`, `skip`, `take`, `copied`, `cloned`, `with_min_len`, `with_max_len` | same (`skip` and `take` on indexed iterators, as in rayon) |
@@ -118,6 +119,7 @@ mod source;
 mod source_collections;
 mod source_slice;
 mod source_small;
+mod source_split;
 mod str_split;
 mod strings;
 
@@ -151,6 +153,7 @@ pub use source_small::{
     empty, once, repeat, repeat_n, repeatn, Empty, InlineProducer, Once, Repeat, RepeatN,
     RepeatProducer,
 };
+pub use source_split::{split, walk_tree, walk_tree_postfix, walk_tree_prefix, Gathered};
 pub use str_split::{StrPieces, StrSplitProducer};
 pub use strings::{
     BytesProducer, CharIndicesFrom, CharIndicesProducer, CharsProducer, EncodeUtf16Producer,
