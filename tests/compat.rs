@@ -460,3 +460,58 @@ fn split_and_tree_walks_match_serial_order() {
         }
     });
 }
+
+#[test]
+fn start_and_exit_handlers_run_once_per_worker_on_its_thread() {
+    use std::sync::{Arc, Mutex};
+    let started = Arc::new(Mutex::new(Vec::new()));
+    let exited = Arc::new(Mutex::new(Vec::new()));
+    let (s, e) = (Arc::clone(&started), Arc::clone(&exited));
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(4)
+        .thread_name(|i| format!("hooks-{i}"))
+        .start_handler(move |i| {
+            let name = std::thread::current().name().map(String::from);
+            s.lock().unwrap().push((i, name));
+        })
+        .exit_handler(move |i| e.lock().unwrap().push(i))
+        .panic_handler(|_| unreachable!("tine never calls it"))
+        .use_current_thread()
+        .build()
+        .unwrap();
+    let mut seen = started.lock().unwrap().clone();
+    seen.sort();
+    let want: Vec<(usize, Option<String>)> =
+        (1..4).map(|i| (i, Some(format!("hooks-{i}")))).collect();
+    assert_eq!(seen, want);
+    assert!(exited.lock().unwrap().is_empty());
+    assert_eq!(
+        pool.install(|| (0..100u32).into_par_iter().sum::<u32>()),
+        4950
+    );
+    drop(pool); // waits for every worker, exit handler included
+    let mut gone = exited.lock().unwrap().clone();
+    gone.sort_unstable();
+    assert_eq!(gone, [1, 2, 3]);
+}
+
+#[test]
+fn a_panicking_start_handler_fails_the_build_without_hanging() {
+    support::serialize_panic_output();
+    let error = ThreadPoolBuilder::new()
+        .num_threads(3)
+        .start_handler(|i| assert!(i != 2, "worker {i} refused to start"))
+        .build()
+        .unwrap_err();
+    assert!(error.to_string().contains("2"), "{error}");
+    // tine's own builder: the same, through `on_start`.
+    let error = tine::ThreadPool::builder()
+        .threads(2)
+        .on_start(|_| panic!("no"))
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(error, tine::Error::Spawn { index: 1, .. }),
+        "{error}"
+    );
+}

@@ -38,6 +38,8 @@ pub struct ThreadPoolBuilder {
     num_threads: usize,
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     stack_size: Option<usize>,
+    start_handler: Option<Box<dyn Fn(usize) + Send + Sync>>,
+    exit_handler: Option<Box<dyn Fn(usize) + Send + Sync>>,
 }
 
 impl fmt::Debug for ThreadPoolBuilder {
@@ -46,6 +48,8 @@ impl fmt::Debug for ThreadPoolBuilder {
             .field("num_threads", &self.num_threads)
             .field("thread_name", &self.thread_name.as_ref().map(|_| ".."))
             .field("stack_size", &self.stack_size)
+            .field("start_handler", &self.start_handler.is_some())
+            .field("exit_handler", &self.exit_handler.is_some())
             .finish()
     }
 }
@@ -81,6 +85,51 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// Each worker calls `start_handler` with its index as it starts, on
+    /// its own thread, before it runs any task (tine's
+    /// [`Builder::on_start`]). As with `thread_name`, the workers are
+    /// indices `1..n`: thread 0 is the caller of each call, which is no
+    /// worker. If the handler panics, `build` returns an error (rayon
+    /// aborts).
+    pub fn start_handler<H>(mut self, start_handler: H) -> Self
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.start_handler = Some(Box::new(start_handler));
+        self
+    }
+
+    /// Each worker calls `exit_handler` with its index as it exits, when
+    /// the pool is dropped ([`Builder::on_exit`]); the drop waits for it.
+    pub fn exit_handler<H>(mut self, exit_handler: H) -> Self
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.exit_handler = Some(Box::new(exit_handler));
+        self
+    }
+
+    /// Accepted for rayon's programs, and never called: rayon calls it for
+    /// the panics of detached tasks (`spawn`), which have no caller to go
+    /// to. Every tine task has one: a panic in a fork, a `join`, a
+    /// `scope`'s task or a parallel iterator's item resumes on the thread
+    /// that made the call, once every task of it has finished.
+    pub fn panic_handler<H>(self, panic_handler: H) -> Self
+    where
+        H: Fn(Box<dyn core::any::Any + Send>) + Send + Sync + 'static,
+    {
+        drop(panic_handler);
+        self
+    }
+
+    /// Accepted for rayon's programs: in rayon it makes the building thread
+    /// the pool's thread 0. In tine that is always so, for every call: the
+    /// caller is thread 0 of the pool it calls, and `n` threads means the
+    /// caller and `n - 1` workers.
+    pub fn use_current_thread(self) -> Self {
+        self
+    }
+
     /// The thread count `build` will use (`num_threads`, or the default).
     fn threads(&self) -> usize {
         match self.num_threads {
@@ -105,6 +154,12 @@ impl ThreadPoolBuilder {
         }
         if let Some(bytes) = self.stack_size {
             builder = builder.stack_size(bytes);
+        }
+        if let Some(handler) = self.start_handler {
+            builder = builder.on_start(handler);
+        }
+        if let Some(handler) = self.exit_handler {
+            builder = builder.on_exit(handler);
         }
         builder.build().map_err(ThreadPoolBuildError::Build)
     }

@@ -220,6 +220,7 @@ impl DistributedBuilder {
                             &team,
                             global,
                             setup,
+                            None,
                         )
                     }
                 }?;

@@ -1,12 +1,13 @@
 //! [`Builder`]: a [`ThreadPool`]'s settings, and spawning it.
 
-use super::spawn::{spawn_worker_thread, thread_name, WorkerSetup};
+use super::spawn::{spawn_worker_thread, thread_name, WorkerHandler, WorkerSetup};
 use super::ThreadPool;
 use crate::error::Error;
 use crate::nest::Nest;
 use crate::schedule::Partials;
 use crate::team::{Slots, Team};
 use crate::wait::{WaitPolicy, Waiter};
+use std::boxed::Box;
 use std::string::String;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -23,7 +24,7 @@ use std::vec::Vec;
 /// assert_eq!(pool.threads(), 3);
 /// # Ok::<(), tine::Error>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Builder {
     threads: usize,
     name: String,
@@ -39,8 +40,26 @@ pub struct Builder {
     strict_pinning: bool,
     #[cfg(feature = "numa")]
     pin_caller: bool,
+    /// Called by each worker with its index as it starts, and as it
+    /// exits.
+    on_start: Option<WorkerHandler>,
+    on_exit: Option<WorkerHandler>,
     #[cfg(test)]
     fail_spawn_at: Option<usize>,
+}
+
+impl core::fmt::Debug for Builder {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Builder")
+            .field("threads", &self.threads)
+            .field("name", &self.name)
+            .field("stack_size", &self.stack_size)
+            .field("wait_policy", &self.wait_policy)
+            .field("busy_wait", &self.busy_wait)
+            .field("on_start", &self.on_start.is_some())
+            .field("on_exit", &self.on_exit.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for Builder {
@@ -58,6 +77,8 @@ impl Default for Builder {
             strict_pinning: true,
             #[cfg(feature = "numa")]
             pin_caller: false,
+            on_start: None,
+            on_exit: None,
             #[cfg(test)]
             fail_spawn_at: None,
         }
@@ -178,6 +199,41 @@ impl Builder {
         self
     }
 
+    /// Each worker calls `handler` with its thread index (`1..threads`)
+    /// on its own thread when it starts, before it takes part in any fork:
+    /// to set thread-local state, a priority, floating-point modes. The
+    /// caller, thread 0, never calls it. If it panics, [`Builder::build`]
+    /// fails with [`Error::Spawn`] and the pool is not made.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let seen = Arc::clone(&started);
+    /// let pool = tine::ThreadPool::builder()
+    ///     .threads(3)
+    ///     .on_start(move |_index| {
+    ///         seen.fetch_add(1, Ordering::Relaxed);
+    ///     })
+    ///     .build()?;
+    /// assert_eq!(started.load(Ordering::Relaxed), 2); // workers 1 and 2
+    /// # drop(pool);
+    /// # Ok::<(), tine::Error>(())
+    /// ```
+    pub fn on_start(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.on_start = Some(Arc::new(handler));
+        self
+    }
+
+    /// Each worker calls `handler` with its thread index on its own thread
+    /// as it exits, after the pool has stopped it (when the pool is
+    /// dropped, whose drop waits for every worker, handler included).
+    pub fn on_exit(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.on_exit = Some(Arc::new(handler));
+        self
+    }
+
     /// Spawns the pool.
     ///
     /// # Errors
@@ -222,7 +278,20 @@ impl Builder {
                 .as_ref()
                 .and_then(|placement| placement.worker_setup(index));
             #[cfg(not(feature = "numa"))]
-            let setup = None;
+            let setup: Option<WorkerSetup> = None;
+            let setup = match (&self.on_start, setup) {
+                (None, setup) => setup,
+                (Some(on_start), setup) => {
+                    let on_start = Arc::clone(on_start);
+                    Some(Box::new(move || {
+                        if let Some(setup) = setup {
+                            setup()?;
+                        }
+                        on_start(index);
+                        Ok(())
+                    }) as WorkerSetup)
+                }
+            };
             // Dropping the pool on an error stops and joins the workers
             // started so far.
             pool.workers
@@ -252,7 +321,16 @@ impl Builder {
         };
         // SAFETY: this is the only thread ever given `index` for this team
         // (`build` runs each index once and `run_worker` has no free slot).
-        unsafe { spawn_worker_thread(name, self.stack_size, team, index, setup) }
+        unsafe {
+            spawn_worker_thread(
+                name,
+                self.stack_size,
+                team,
+                index,
+                setup,
+                self.on_exit.clone(),
+            )
+        }
     }
 }
 

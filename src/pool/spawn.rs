@@ -18,6 +18,10 @@ const MAX_THREAD_NAME: usize = if cfg!(any(target_os = "linux", target_os = "and
 /// pinning itself. If it fails, the worker never joins and the spawn fails.
 pub(crate) type WorkerSetup = Box<dyn FnOnce() -> Result<(), Error> + Send>;
 
+/// A handler a worker calls with its thread index: when it starts, before
+/// it joins its team, or when it exits, after the pool stopped it.
+pub(crate) type WorkerHandler = Arc<dyn Fn(usize) + Send + Sync>;
+
 /// Starts a worker thread of `team`, named `name` (see [`thread_name`]),
 /// which runs `setup` and then the worker loop
 /// with `thread_index` (see `Team::worker_loop`). With a setup, waits for it and
@@ -32,6 +36,7 @@ pub(crate) unsafe fn spawn_worker_thread(
     team: &Arc<Team>,
     thread_index: usize,
     setup: Option<WorkerSetup>,
+    on_exit: Option<WorkerHandler>,
 ) -> Result<JoinHandle<()>, Error> {
     let mut builder = std::thread::Builder::new().name(name);
     if let Some(bytes) = stack_size {
@@ -43,9 +48,14 @@ pub(crate) unsafe fn spawn_worker_thread(
         source,
     };
     let Some(setup) = setup else {
-        // SAFETY: guaranteed by the caller.
         return builder
-            .spawn(move || unsafe { team.worker_loop(thread_index) })
+            .spawn(move || {
+                // SAFETY: guaranteed by the caller.
+                unsafe { team.worker_loop(thread_index) };
+                if let Some(on_exit) = on_exit {
+                    on_exit(thread_index);
+                }
+            })
             .map_err(spawn_error);
     };
     let (report, outcome) = std::sync::mpsc::sync_channel(1);
@@ -56,7 +66,10 @@ pub(crate) unsafe fn spawn_worker_thread(
             let _ = report.send(ready);
             if joins {
                 // SAFETY: guaranteed by the caller.
-                unsafe { team.worker_loop(thread_index) }
+                unsafe { team.worker_loop(thread_index) };
+                if let Some(on_exit) = on_exit {
+                    on_exit(thread_index);
+                }
             }
         })
         .map_err(spawn_error)?;
