@@ -23,7 +23,7 @@ pub fn check(data: &[i64]) -> String {
             // (rayon: 3, tine: 2 besides the caller), so nothing is counted.
             .start_handler(|index| assert!(index < 3))
             .exit_handler(|index| assert!(index < 3))
-            .panic_handler(|payload| drop(payload))
+            .panic_handler(drop)
             .build();
     let pool = built.expect("a 3-thread pool");
     assert_eq!(pool.current_num_threads(), 3);
