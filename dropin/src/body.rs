@@ -444,8 +444,13 @@ fn strings(data: &[i64]) -> (Vec<String>, Vec<usize>, Vec<usize>, usize, Vec<i64
 
 /// A source typed by rayon's module paths: `rayon::vec::IntoIter` and
 /// friends, as a program names them in a signature.
-fn evens(v: rayon::vec::IntoIter<i64>) -> impl ParallelIterator<Item = i64> {
-    v.filter(|x| x % 2 == 0)
+fn evens(v: Vec<i64>) -> rayon::iter::Filter<rayon::vec::IntoIter<i64>, fn(&i64) -> bool> {
+    v.into_par_iter().filter(|x| x % 2 == 0)
+}
+
+/// rayon's adaptor types named in a signature.
+fn tripled(s: &[i64]) -> rayon::iter::Map<rayon::slice::Iter<'_, i64>, fn(&i64) -> i64> {
+    s.par_iter().map(|x| x * 3)
 }
 
 /// The results of [`bridges_and_sources`], in the order it computes them.
@@ -486,7 +491,8 @@ fn bridges_and_sources(data: &[i64]) -> Bridged {
         .collect();
     assert_eq!(tagged.len(), data.len().min(4));
     // Typed by rayon's paths.
-    let evens_len = evens(data.to_vec().into_par_iter()).count();
+    let evens_len = evens(data.to_vec()).count();
+    assert_eq!(tripled(data).sum::<i64>(), 3 * data.iter().sum::<i64>());
     assert_eq!(evens_len, data.iter().filter(|x| *x % 2 == 0).count());
     let range: rayon::range::Iter<usize> = (0..data.len()).into_par_iter();
     let inclusive: rayon::range_inclusive::Iter<i64> = (1..=3).into_par_iter();

@@ -163,3 +163,63 @@ pub(super) mod slice_types {
     /// `slice.par_windows(n)`.
     pub type Windows<'a, T> = Par<WindowsProducer<'a, T>>;
 }
+
+/// rayon's adaptor type names in `rayon::iter` (`Map<I, F>`, `Filter<I,
+/// P>`, ...), for programs that name them in signatures: each is the type
+/// the method of the same name returns on an `I` (tine's one type, [`Par`],
+/// over the adaptor's producer).
+pub(super) mod adaptor_types {
+    use crate::par::{self, IndexedParallelIterator, Par, ParallelIterator};
+
+    /// The producer of a parallel iterator `I`.
+    type P<I> = <I as ParallelIterator>::Producer;
+    /// The indexed producer of an indexed parallel iterator `I`.
+    type X<I> = <I as IndexedParallelIterator>::Indexed;
+
+    /// `iter.map(f)`.
+    pub type Map<I, F> = Par<par::Map<P<I>, F>>;
+    /// `iter.map_init(init, f)`.
+    pub type MapInit<I, INIT, F> = Par<par::MapInit<P<I>, INIT, F>>;
+    /// `iter.map_with(value, f)`.
+    pub type MapWith<I, T, F> = Par<par::MapWith<P<I>, T, F>>;
+    /// `iter.inspect(f)`.
+    pub type Inspect<I, F> = Par<par::Inspect<P<I>, F>>;
+    /// `iter.filter(f)`.
+    pub type Filter<I, F> = Par<par::Filter<P<I>, F>>;
+    /// `iter.filter_map(f)`.
+    pub type FilterMap<I, F> = Par<par::FilterMap<P<I>, F>>;
+    /// `iter.flat_map(f)`.
+    pub type FlatMap<I, F> = Par<par::FlatMap<P<I>, F>>;
+    /// `iter.flat_map_iter(f)`.
+    pub type FlatMapIter<I, F> = Par<par::FlatMapIter<P<I>, F>>;
+    /// `iter.copied()`.
+    pub type Copied<I> = Par<par::Copied<P<I>>>;
+    /// `iter.cloned()`.
+    pub type Cloned<I> = Par<par::Cloned<P<I>>>;
+    /// `iter.fold(identity, f)`.
+    pub type Fold<I, ID, F> = Par<par::Fold<P<I>, ID, F>>;
+    /// `iter.update(f)`.
+    pub type Update<I, F> = Par<par::Update<P<I>, F>>;
+    /// `iter.chain(other)`.
+    pub type Chain<A, B> = Par<par::Chain<P<A>, P<B>>>;
+    /// `iter.enumerate()`.
+    pub type Enumerate<I> = Par<par::Enumerate<X<I>>>;
+    /// `iter.zip(other)`.
+    pub type Zip<A, B> = Par<par::Zip<X<A>, X<B>>>;
+    /// `iter.skip(n)`.
+    pub type Skip<I> = Par<par::Window<X<I>>>;
+    /// `iter.take(n)`.
+    pub type Take<I> = Par<par::Window<X<I>>>;
+    /// `iter.rev()`.
+    pub type Rev<I> = Par<par::Rev<X<I>>>;
+    /// `iter.step_by(n)`.
+    pub type StepBy<I> = Par<par::StepBy<X<I>>>;
+    /// `iter.chunks(n)`.
+    pub type Chunks<I> = Par<par::Chunks<X<I>>>;
+    /// `iter.positions(f)`.
+    pub type Positions<I, F> = Par<par::Positions<X<I>, F>>;
+    /// `iter.with_min_len(n)`: the iterator itself, with a setting.
+    pub type MinLen<I> = Par<P<I>>;
+    /// `iter.with_max_len(n)`: the iterator itself, with a setting.
+    pub type MaxLen<I> = Par<P<I>>;
+}
