@@ -127,7 +127,9 @@ pub use error::Error;
 #[doc(hidden)]
 pub use nest::model as nest_model;
 #[cfg(feature = "std")]
-pub use nest::{join, join_context, scope, FnContext, Scope};
+pub use nest::{
+    in_place_scope, join, join_context, scope, yield_local, yield_now, FnContext, Scope, Yield,
+};
 #[cfg(feature = "std")]
 pub use par::{current_num_threads, global, prelude};
 #[cfg(feature = "std")]

@@ -512,3 +512,44 @@ fn branches_see_their_pools_thread_count() {
         assert!(seen.iter().all(|&n| n == threads), "{seen:?}");
     }
 }
+
+#[test]
+fn yield_now_runs_a_pending_task_of_the_region() {
+    use std::sync::atomic::Ordering::{Acquire, Release};
+    use tine::Yield;
+    assert_eq!(tine::yield_now(), None);
+    assert_eq!(tine::yield_local(), None);
+    // One thread: nothing else can take the spawned task.
+    let pool = tine::spawn(1);
+    let ran = AtomicUsize::new(0);
+    pool.scope(|s| {
+        s.spawn(|_| {
+            ran.fetch_add(1, Relaxed);
+        });
+        assert_eq!(tine::yield_now(), Some(Yield::Executed));
+        assert_eq!(ran.load(Relaxed), 1);
+        assert_eq!(tine::yield_now(), Some(Yield::Idle));
+        s.spawn(|_| {
+            ran.fetch_add(1, Relaxed);
+        });
+        assert_eq!(tine::yield_local(), Some(Yield::Executed));
+        assert_eq!(tine::yield_local(), Some(Yield::Idle));
+    });
+    assert_eq!(ran.load(Relaxed), 2);
+    // Several threads: a task waits for a flag another task sets, yielding
+    // meanwhile, and never deadlocks however the tasks are placed.
+    let pool = tine::spawn(3);
+    for _ in 0..20 {
+        let flag = AtomicUsize::new(0);
+        pool.scope(|s| {
+            s.spawn(|_| {
+                while flag.load(Acquire) == 0 {
+                    if tine::yield_now() == Some(Yield::Idle) {
+                        std::thread::yield_now();
+                    }
+                }
+            });
+            s.spawn(|_| flag.store(1, Release));
+        });
+    }
+}

@@ -58,6 +58,13 @@ fn pool_calls(pool: &rayon::ThreadPool) -> (usize, Vec<usize>, Vec<usize>, bool)
     });
     assert_eq!(indices, [0, 1, 2]);
     let sizes = rayon::broadcast(|ctx| ctx.num_threads());
+    // Inside `install` (this function's caller), with nothing pending.
+    assert_eq!(rayon::yield_now(), Some(rayon::Yield::Idle));
+    assert_eq!(rayon::yield_local(), Some(rayon::Yield::Idle));
+    let mut in_place = 0;
+    rayon::in_place_scope(|s| s.spawn(|_| in_place = 1));
+    pool.in_place_scope(|s| s.spawn(|_| in_place += 1));
+    assert_eq!(in_place, 2);
     // Per-thread slots, indexed by the thread's index in its pool.
     let slots: Vec<std::sync::atomic::AtomicUsize> =
         (0..threads).map(|_| Default::default()).collect();

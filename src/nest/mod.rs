@@ -95,10 +95,12 @@ pub mod model;
 mod region;
 mod scope;
 mod worker;
+mod yielding;
 
 pub use join::{join, join_context, FnContext};
 pub(crate) use region::busy_fork;
-pub use scope::{scope, Scope};
+pub use scope::{in_place_scope, scope, Scope};
+pub use yielding::{yield_local, yield_now, Yield};
 
 use crate::sync::{AtomicBool, AtomicPtr, Ordering};
 use crate::wait::{Doorbell, Waiter};

@@ -101,6 +101,24 @@ where
     })
 }
 
+/// rayon's `in_place_scope`: a [`scope`] whose `op` runs on the calling
+/// thread. Every tine scope does (the caller is thread 0 of its region),
+/// so this is [`scope`]; unlike rayon's, it asks `op` and its result to be
+/// `Send`, as [`scope`] does.
+///
+/// ```
+/// let mut total = 0u64;
+/// tine::in_place_scope(|s| s.spawn(|_| total = (1..=10).sum()));
+/// assert_eq!(total, 55);
+/// ```
+pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    scope(op)
+}
+
 impl<'scope> Scope<'scope> {
     /// Starts `body` as a task of this scope; it gets the scope, to spawn
     /// more. It runs on this thread or on an idle one of the pool, before

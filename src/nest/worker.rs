@@ -204,6 +204,13 @@ impl Worker {
             .find_map(|slot| slot.claim())
     }
 
+    /// A job of this thread's own to run: its newest spawned job, else the
+    /// job in its slot.
+    pub(crate) fn find_local_work(&self) -> Option<*const Header> {
+        self.pop_newest_heap()
+            .or_else(|| self.region.then(|| self.slot().claim()).flatten())
+    }
+
     /// Asks every other thread of the region to promote a job.
     pub(crate) fn ask_for_work(&self) {
         for (index, slot) in self.nest().slots.iter().enumerate() {
@@ -217,10 +224,7 @@ impl Worker {
     /// slot, until there are none: before it leaves a region.
     pub(crate) fn drain(&self) {
         loop {
-            let job = self
-                .pop_newest_heap()
-                .or_else(|| self.region.then(|| self.slot().claim()).flatten());
-            match job {
+            match self.find_local_work() {
                 // SAFETY: claimed (popped from our list, or won from our slot).
                 Some(job) => unsafe { run(job) },
                 None => return,

@@ -84,6 +84,7 @@
 //! | `RAYON_NUM_THREADS` | `TINE_NUM_THREADS`, else `RAYON_NUM_THREADS` |
 //! | — | `.schedule(Schedule::Dynamic { grain })`, `.schedule(Schedule::Guided { min })`, `.with_pool(&pool)` |
 //! | `rayon::join`, `rayon::join_context`, `rayon::scope`, `pool.join`, `pool.scope` | same: [`crate::join`], [`crate::join_context`], [`crate::scope`], [`crate::ThreadPool::join`], [`crate::ThreadPool::scope`], on the pool's own threads |
+//! | `rayon::in_place_scope`, `rayon::yield_now`, `rayon::yield_local`, `pool.in_place_scope` | same ([`crate::in_place_scope`], [`crate::yield_now`]): a scope always runs its `op` on the caller; a yield runs one pending task of the current region |
 //! | `rayon::spawn` (detached, `'static`) | not offered: `tine::spawn` spawns a pool (fork_union's name), and every tine call joins before it returns; spawn into a `scope` |
 //! | `iter.par_bridge()` | same ([`ParallelBridge`]): threads pull batches under one lock per batch (rayon: one per item); results in unspecified order, as rayon's. For input order, `pool.map_ordered(iter, f)` (`crate::stream`) |
 //! | `par_sort`, `par_sort_by`, `par_sort_by_key`, `par_sort_by_cached_key`, `par_sort_unstable`, `par_sort_unstable_by`, `par_sort_unstable_by_key` | same ([`ParallelSliceMut`]): a parallel merge sort (stable) and a parallel quicksort (unstable) on [`crate::join`] |

@@ -143,6 +143,17 @@ impl ThreadPool {
         self.install(|| crate::nest::scope(op))
     }
 
+    /// rayon's `ThreadPool::in_place_scope`: [`ThreadPool::scope`], whose
+    /// `op` always runs on the calling thread (see
+    /// [`crate::in_place_scope`]).
+    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&crate::nest::Scope<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.scope(op)
+    }
+
     /// The pool's team.
     pub(crate) fn team(&self) -> &Team {
         &self.team
