@@ -4,19 +4,24 @@
 //!
 //! # How they run
 //!
-//! Both make their items on the caller, then spread them over the threads
-//! as a `Vec` does (one allocation per call, as for the standard
+//! Both gather their items in a `Vec`, then spread them over the threads
+//! as a `Vec` does (allocations per call, as for the standard
 //! collections):
 //!
 //! - `split` cuts breadth first, piece by piece in order, until it has
 //!   four pieces per thread of the current pool or the splitter declines
 //!   every piece. rayon also splits only as far as its threads need, so a
 //!   program may not count on pieces of any size, only on their order.
-//! - A walk visits the tree depth first with a stack: prefix order (each
-//!   node before its children, children in order) or postfix order. Only
-//!   the walk itself is serial; the work on each node runs in parallel.
-//!   Where finding the children is the expensive part (a directory walk),
-//!   spawn the recursion in a [`crate::scope`] instead.
+//! - A walk finds the nodes in parallel near the root: the children of a
+//!   node in the top few levels (enough for about four subtrees per thread on a binary
+//!   tree) are walked under
+//!   [`crate::join`] (halves of the list of children, recursively), each
+//!   into a `Vec` of its own, concatenated in order; below, each subtree is
+//!   walked depth first with a stack on one thread. So `children_of` runs on
+//!   every thread (it may be the costly part: a directory walk), in prefix
+//!   order (each node before its children, children in order) or postfix
+//!   order, and the nodes then spread over the threads for the work on
+//!   them.
 
 use super::iter::{IntoParallelIterator, Par};
 use super::producer::VecProducer;
@@ -86,6 +91,104 @@ where
         .into_par_iter()
 }
 
+/// The levels of a walk whose children are walked in parallel: enough for
+/// about four subtrees per thread of the current pool on a binary tree.
+fn parallel_levels() -> u32 {
+    let threads = super::current_num_threads();
+    if threads <= 1 {
+        return 0;
+    }
+    usize::BITS - (threads - 1).leading_zeros() + 2
+}
+
+/// Which order a walk gives.
+#[derive(Clone, Copy)]
+enum Order {
+    Prefix,
+    Postfix,
+}
+
+/// Appends the subtree under `node` to `out` in `order`, on this thread.
+fn walk_serial<T, B, I>(node: T, children_of: &B, order: Order, out: &mut Vec<T>)
+where
+    B: Fn(&T) -> I,
+    I: IntoIterator<Item = T>,
+    I::IntoIter: DoubleEndedIterator,
+{
+    let first = out.len();
+    let mut stack = std::vec![node];
+    while let Some(node) = stack.pop() {
+        match order {
+            // Children pushed last to first: the first is popped next.
+            Order::Prefix => stack.extend(children_of(&node).into_iter().rev()),
+            // Postfix order is the reverse of prefix order with the
+            // children taken last to first.
+            Order::Postfix => stack.extend(children_of(&node)),
+        }
+        out.push(node);
+    }
+    if let Order::Postfix = order {
+        out[first..].reverse();
+    }
+}
+
+/// The subtree under `node` in `order`, its children's subtrees walked in
+/// parallel for `levels` more levels.
+fn walk_node<T, B, I>(node: T, children_of: &B, order: Order, levels: u32) -> Vec<T>
+where
+    T: Send,
+    B: Fn(&T) -> I + Sync,
+    I: IntoIterator<Item = T>,
+    I::IntoIter: DoubleEndedIterator,
+{
+    let mut out = Vec::new();
+    if levels == 0 {
+        walk_serial(node, children_of, order, &mut out);
+        return out;
+    }
+    let children: Vec<T> = children_of(&node).into_iter().collect();
+    if let Order::Prefix = order {
+        out.push(node);
+        out.append(&mut walk_children(children, children_of, order, levels - 1));
+    } else {
+        out = walk_children(children, children_of, order, levels - 1);
+        out.push(node);
+    }
+    out
+}
+
+/// The subtrees under `children`, in order, the two halves of the list
+/// walked under [`crate::join`].
+fn walk_children<T, B, I>(
+    mut children: Vec<T>,
+    children_of: &B,
+    order: Order,
+    levels: u32,
+) -> Vec<T>
+where
+    T: Send,
+    B: Fn(&T) -> I + Sync,
+    I: IntoIterator<Item = T>,
+    I::IntoIter: DoubleEndedIterator,
+{
+    match children.len() {
+        0 => Vec::new(),
+        1 => {
+            let child = children.pop().expect("one child");
+            walk_node(child, children_of, order, levels)
+        }
+        n => {
+            let right = children.split_off(n / 2);
+            let (mut left, mut right) = crate::join(
+                || walk_children(children, children_of, order, levels),
+                || walk_children(right, children_of, order, levels),
+            );
+            left.append(&mut right);
+            left
+        }
+    }
+}
+
 /// Every node of the tree under `root`, in prefix order (each node before
 /// its children, children in order), as rayon's `walk_tree_prefix`.
 ///
@@ -104,14 +207,7 @@ where
     I: IntoIterator<Item = T>,
     I::IntoIter: DoubleEndedIterator,
 {
-    let mut nodes = Vec::new();
-    let mut stack = std::vec![root];
-    while let Some(node) = stack.pop() {
-        // Children pushed last to first: the first is popped next.
-        stack.extend(children_of(&node).into_iter().rev());
-        nodes.push(node);
-    }
-    nodes.into_par_iter()
+    walk_node(root, &children_of, Order::Prefix, parallel_levels()).into_par_iter()
 }
 
 /// Every node of the tree under `root`, in postfix order (each node after
@@ -131,16 +227,7 @@ where
     I: IntoIterator<Item = T>,
     I::IntoIter: DoubleEndedIterator,
 {
-    // Postfix order is the reverse of prefix order with the children taken
-    // last to first.
-    let mut nodes = Vec::new();
-    let mut stack = std::vec![root];
-    while let Some(node) = stack.pop() {
-        stack.extend(children_of(&node));
-        nodes.push(node);
-    }
-    nodes.reverse();
-    nodes.into_par_iter()
+    walk_node(root, &children_of, Order::Postfix, parallel_levels()).into_par_iter()
 }
 
 /// Every node of the tree under `root`, in an unspecified order, as
