@@ -59,5 +59,8 @@ else
     sudo=
 fi
 echo "install-deps: installing ${missing[*]}"
+# Finish any install an earlier run left half done (apt refuses to start
+# with "dpkg was interrupted" otherwise); a no-op when there is none.
+DEBIAN_FRONTEND=noninteractive $sudo dpkg --configure -a
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Runs the test suites under Miri, which checks every unsafe access, every
-# atomic and every allocation against Rust's rules (Stacked Borrows, then
-# Tree Borrows). Sizes and proptest cases shrink under Miri (see
+# atomic and every allocation against Rust's rules: the fork protocol (core,
+# liveness) under Stacked and Tree Borrows, the rest under Stacked. Sizes and proptest cases shrink under Miri (see
 # tests/scale/mod.rs; TINE_TEST_SCALE overrides the divisor). Installs the
-# nightly component itself. About 9 minutes on 2 cores (8.5 measured with
-# the build cached); .ci/run runs the whole set.
+# nightly component itself. About 9 minutes on one core; .ci/run runs the
+# whole set in the background, niced, beside its other steps.
 #
 #   scripts/miri.sh            # the CI set
 #   SEEDS="1 2 3 4" scripts/miri.sh core   # one suite, more interleavings
@@ -42,11 +42,19 @@ all)
     for borrows in stacked tree; do
         miri "$borrows" check --test core --test liveness -- --skip $static_pool
         miri "$borrows" ignore --test core -- --exact $static_pool
-        miri "$borrows" ignore --test nest
     done
+    miri stacked ignore --test nest
     miri stacked check --test stream
     miri stacked ignore --test par
     miri stacked ignore --lib par::sort
+    # The newer unsafe code: par_bridge's stack room and lock, the inline
+    # sources, the owned adaptors (rev, step_by, chunks, interleave) and
+    # the string and slice splits (par_split_mut), in their tests that
+    # drop, panic and cut at every position.
+    miri stacked check --test bridge -- owned_items large_and_zero a_panic_in_the_source
+    miri stacked ignore --test compat -- small_sources
+    miri stacked check --test adaptors -- owned_items_are_dropped_exactly_once
+    miri stacked check --test strings -- on_edge_cases
     ;;
 *)
     miri stacked ignore --test "$suites"

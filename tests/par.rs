@@ -424,8 +424,13 @@ fn a_hit_at_index_zero_stops_the_other_threads_early() {
                 i == 0
             });
         assert!(found);
-        // At most a few blocks per thread ran, not 10 million items (nor,
-        // shrunk under Miri, a quarter of them).
+        // At most a few blocks per thread ran, not 10 million items. Not
+        // under Miri: its scheduler may run the other thread for a long
+        // stretch before the one that found the hit (CI saw 28,673 of
+        // 100,000), and its clock is virtual, so the bound is about timing.
+        if cfg!(miri) {
+            continue;
+        }
         assert!(
             visited.load(Relaxed) < (n / 4).min(200_000),
             "{schedule:?}: {}",
