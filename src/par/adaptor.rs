@@ -4,6 +4,33 @@
 //! plain serial iterator chain.
 
 use super::producer::Producer;
+
+/// The items of an adaptor's `Producer` impl that pass straight through
+/// to the producer it wraps, `self.$base` of type `$P`, position for
+/// position: its length, its dropped ranges, where it is dead and whether
+/// it is boundless. Adaptors that keep their base's positions use it, so
+/// that none forgets to pass `live_from` on (a `par_bridge` under one that
+/// did would walk ~2^61 empty blocks).
+macro_rules! same_positions {
+    ($base:tt, $P:ident) => {
+        const BOUNDLESS: bool = $P::BOUNDLESS;
+
+        fn len(&self) -> usize {
+            self.$base.len()
+        }
+
+        unsafe fn drop_range(&self, begin: usize, end: usize) {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.$base.drop_range(begin, end) }
+        }
+
+        #[inline]
+        fn live_from(&self, begin: usize) -> usize {
+            self.$base.live_from(begin)
+        }
+    };
+}
+
 mod chunking;
 mod flatten;
 mod items;
@@ -90,25 +117,11 @@ macro_rules! closure_adaptor {
             where
                 Self: $a;
             const EXACT: bool = $exact;
-            const BOUNDLESS: bool = P::BOUNDLESS;
-
-            fn len(&self) -> usize {
-                self.base.len()
-            }
+            same_positions!(base, P);
 
             unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
                 // SAFETY: forwarded from the caller.
                 unsafe { self.base.range(begin, end) }.$method(&self.f)
-            }
-
-            unsafe fn drop_range(&self, begin: usize, end: usize) {
-                // SAFETY: forwarded from the caller.
-                unsafe { self.base.drop_range(begin, end) }
-            }
-
-            #[inline]
-            fn live_from(&self, begin: usize) -> usize {
-                self.base.live_from(begin)
             }
         }
 
@@ -200,11 +213,7 @@ where
     where
         Self: 'a;
     const EXACT: bool = P::EXACT;
-    const BOUNDLESS: bool = P::BOUNDLESS;
-
-    fn len(&self) -> usize {
-        self.base.len()
-    }
+    same_positions!(base, P);
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
         MapInitIter {
@@ -213,16 +222,6 @@ where
             state: self.init.make(),
             f: &self.f,
         }
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.drop_range(begin, end) }
-    }
-
-    #[inline]
-    fn live_from(&self, begin: usize) -> usize {
-        self.base.live_from(begin)
     }
 }
 // SAFETY: one item per position when the base has one.

@@ -38,6 +38,7 @@
 //! caller that cannot have the pool's slots (another thread's call holds
 //! them, or a partial too large) uses slots of its own.
 
+mod consumer;
 mod guards;
 mod walk;
 
@@ -48,6 +49,7 @@ use crate::schedule::dynamic::{GrainClaims, GuidedClaims, GuidedCursor};
 use crate::schedule::split::Shares;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use crate::ForkJoin;
+pub(crate) use consumer::Consumer;
 use crossbeam_utils::CachePadded;
 use guards::{
     ClaimGuard, CollectGuard, DropRest, DropTail, SerialGuard, ShareGuard, Slots, UnsafeSync,
@@ -56,33 +58,6 @@ use walk::{Blocks, Record, Walk};
 
 /// The largest block a thread runs between two checks for an early stop.
 pub const STOP_BLOCK: usize = 4096;
-
-/// What a call does with the items: a fold per thread, and a combine.
-pub(crate) trait Consumer<T>: Sync {
-    /// A thread's partial result.
-    type Acc: Send;
-    /// Whether `skip` can ever say yes (then static blocks are small).
-    const STOPS: bool = false;
-    /// Whether the call must use the static split (an exact `collect`,
-    /// which needs each thread's output to be one contiguous run).
-    const STATIC_ONLY: bool = false;
-
-    /// A fresh partial.
-    fn start(&self) -> Self::Acc;
-    /// Folds the items of one block, whose first position is `first`.
-    fn fold<I: Iterator<Item = T>>(&self, acc: Self::Acc, first: usize, items: I) -> Self::Acc;
-    /// Combines two partials, `left` from earlier positions (static) or a
-    /// lower thread.
-    fn combine(&self, left: Self::Acc, right: Self::Acc) -> Self::Acc;
-    /// Whether the block starting at `first` can be dropped unseen: the
-    /// answer is known. Once true for a position, true for every later one.
-    fn skip(&self, _first: usize) -> bool {
-        false
-    }
-    /// After a panic: positions `begin..end` were folded in full, and the
-    /// call will not return (an exact `collect` drops what it wrote).
-    fn cleanup(&self, _begin: usize, _end: usize) {}
-}
 
 /// Runs `consumer` over `producer` with `config`'s settings; returns the
 /// combined partial.
@@ -244,33 +219,16 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
         went_on
     }
 
-    /// For a boundless producer: drops the dead positions at `walk`'s
-    /// cursor unseen and moves it past them (to the range's end if the
-    /// rest is dead). A no-op for every other producer.
-    #[inline]
-    fn skip_dead(&self, walk: &mut Walk) {
-        if !P::BOUNDLESS || walk.cursor >= walk.end {
-            return;
-        }
-        let live = self.producer.live_from(walk.cursor).min(walk.end);
-        if live > walk.cursor {
-            // SAFETY: handed to this thread, never handed out; dead
-            // positions hold nothing to drop.
-            unsafe { self.producer.drop_range(walk.cursor, live) };
-            walk.skip_to(live);
-        }
-    }
-
     /// Runs the rest of `walk`'s range, folding into `acc`.
     fn finish_walk(&self, walk: &mut Walk, acc: &mut Option<C::Acc>) {
-        self.skip_dead(walk);
+        walk.skip_dead(self.producer);
         while let Some((begin, end)) = walk.next_block(self.blocks) {
             if !self.guarded_block(acc, begin, end, walk.end) {
                 walk.cursor = walk.end;
                 return;
             }
             walk.done = end;
-            self.skip_dead(walk);
+            walk.skip_dead(self.producer);
         }
     }
 
@@ -293,7 +251,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
         };
         while decision == Decision::Undecided {
             let walk = &mut serial.walk;
-            self.skip_dead(walk);
+            walk.skip_dead(self.producer);
             if P::BOUNDLESS && walk.cursor >= walk.end {
                 // A bridge that ran out: a fork would find nothing.
                 decision = Decision::Serial;

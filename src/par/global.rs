@@ -29,11 +29,9 @@ static PUBLISHED: AtomicPtr<ThreadPool> = AtomicPtr::new(core::ptr::null_mut());
 /// Publishes the pool in `GLOBAL`: called once, by the thread that put it
 /// there.
 fn publish(pool: &'static ThreadPool) -> &'static ThreadPool {
+    let pointer = pool as *const ThreadPool as *mut ThreadPool;
     // Release: pairs with the Acquire loads in `global`.
-    PUBLISHED.store(
-        pool as *const ThreadPool as *mut ThreadPool,
-        Ordering::Release,
-    );
+    PUBLISHED.store(pointer, Ordering::Release);
     pool
 }
 

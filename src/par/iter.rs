@@ -5,6 +5,11 @@
 //! adaptors, `producer.rs` and `adaptor.rs`) and the call's settings
 //! ([`Schedule`], length bounds, pool). Adaptors wrap the producer; a
 //! consumer hands it to the driver (`drive.rs`), which forks once.
+//!
+//! The file is longer than the project's ~450 lines because it holds one
+//! trait, rayon's whole list of methods, and a trait's methods cannot be
+//! spread over files; each is a short forward to an adaptor (`adaptor/`) or
+//! a consumer (`consume.rs`, `collect.rs`, `extend.rs`).
 
 use super::adaptor::{
     AnyN, Chain, CloneOf, Cloned, Copied, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Inspect,

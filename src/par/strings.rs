@@ -182,36 +182,48 @@ fn is_ascii_space(c: char) -> bool {
     c.is_ascii_whitespace()
 }
 
-/// The characters of a string: `text.par_chars()`.
-#[derive(Debug)]
-pub struct CharsProducer<'a>(&'a str);
+/// A producer of what the `str` method `$method` yields for the
+/// characters that start in each range (`chars_in`): `par_chars` and
+/// `par_encode_utf16`.
+macro_rules! char_part_producer {
+    ($(#[$doc:meta])* $name:ident, $item:ty, $iter:ident, $method:ident) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name<'a>(&'a str);
 
-// SAFETY: yields the characters that start in `begin..end` (`chars_in`),
-// reading the shared text only; `EXACT` is false.
-unsafe impl<'a> Producer for CharsProducer<'a> {
-    type Item = char;
-    type Iter<'b>
-        = core::str::Chars<'a>
-    where
-        Self: 'b;
-    const EXACT: bool = false;
+        // SAFETY: yields what the characters that start in `begin..end`
+        // (`chars_in`) give, reading the shared text only; `EXACT` is false.
+        unsafe impl<'a> Producer for $name<'a> {
+            type Item = $item;
+            type Iter<'b>
+                = core::str::$iter<'a>
+            where
+                Self: 'b;
+            const EXACT: bool = false;
 
-    fn len(&self) -> usize {
-        self.0.len()
-    }
+            fn len(&self) -> usize {
+                self.0.len()
+            }
 
-    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        chars_in(self.0, begin, end).1.chars()
-    }
+            unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+                chars_in(self.0, begin, end).1.$method()
+            }
 
-    unsafe fn drop_range(&self, _begin: usize, _end: usize) {}
+            unsafe fn drop_range(&self, _begin: usize, _end: usize) {}
+        }
+    };
 }
+
+char_part_producer!(
+    /// The characters of a string: `text.par_chars()`.
+    CharsProducer, char, Chars, chars
+);
 
 /// The characters of a string and their indices: `text.par_char_indices()`.
 #[derive(Debug)]
 pub struct CharIndicesProducer<'a>(&'a str);
 
-// SAFETY: as for `CharsProducer`.
+// SAFETY: as for `CharsProducer` (`char_part_producer`).
 unsafe impl<'a> Producer for CharIndicesProducer<'a> {
     type Item = (usize, char);
     type Iter<'b>
@@ -283,30 +295,10 @@ unsafe impl<'a> Producer for BytesProducer<'a> {
 // SAFETY: one item per position (above).
 unsafe impl Indexed for BytesProducer<'_> {}
 
-/// The UTF-16 code units of a string: `text.par_encode_utf16()`.
-#[derive(Debug)]
-pub struct EncodeUtf16Producer<'a>(&'a str);
-
-// SAFETY: yields the code units of the characters that start in
-// `begin..end` (`chars_in`); `EXACT` is false.
-unsafe impl<'a> Producer for EncodeUtf16Producer<'a> {
-    type Item = u16;
-    type Iter<'b>
-        = core::str::EncodeUtf16<'a>
-    where
-        Self: 'b;
-    const EXACT: bool = false;
-
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        chars_in(self.0, begin, end).1.encode_utf16()
-    }
-
-    unsafe fn drop_range(&self, _begin: usize, _end: usize) {}
-}
+char_part_producer!(
+    /// The UTF-16 code units of a string: `text.par_encode_utf16()`.
+    EncodeUtf16Producer, u16, EncodeUtf16, encode_utf16
+);
 
 /// The matches of a pattern and their indices: `text.par_match_indices(p)`.
 #[derive(Debug)]

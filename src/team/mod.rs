@@ -112,6 +112,10 @@
 //! the join instead of spinning. The uncontended path is one
 //! compare-exchange; only a caller that finds the team busy, outside any
 //! task, retries it after waiting (parked, and woken by the hand-back).
+//!
+//! One state machine, its invariants and every ordering that keeps them
+//! stay in this one file (a little over the project's ~450 lines), so that
+//! each ordering can be checked against its pair without leaving it.
 
 mod fork;
 mod job;

@@ -66,6 +66,9 @@
 //! waker's be a mere compiler fence (see `futex.rs`), so the hot path runs
 //! no fence instruction; elsewhere both are `fence(SeqCst)`. Either way a
 //! fork makes a syscall only when someone has announced that it is parked.
+//!
+//! The policy is one piece (spin budget, parking, the busy caller's wait),
+//! kept whole here at about the project's ~450 lines; backends are apart.
 
 #[cfg(not(loom))]
 use crate::arch::MicroYield;

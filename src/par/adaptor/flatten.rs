@@ -165,11 +165,7 @@ where
     where
         Self: 'a;
     const EXACT: bool = false;
-    const BOUNDLESS: bool = P::BOUNDLESS;
-
-    fn len(&self) -> usize {
-        self.base.len()
-    }
+    same_positions!(base, P);
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
         FlatMapItems {
@@ -178,15 +174,5 @@ where
             f: &self.f,
             front: None,
         }
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.drop_range(begin, end) }
-    }
-
-    #[inline]
-    fn live_from(&self, begin: usize) -> usize {
-        self.base.live_from(begin)
     }
 }

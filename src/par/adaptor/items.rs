@@ -46,11 +46,7 @@ unsafe impl<P: Producer, F: Fn(&mut P::Item) + Sync> Producer for Update<P, F> {
     where
         Self: 'a;
     const EXACT: bool = P::EXACT;
-    const BOUNDLESS: bool = P::BOUNDLESS;
-
-    fn len(&self) -> usize {
-        self.base.len()
-    }
+    same_positions!(base, P);
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
         UpdateIter {
@@ -58,16 +54,6 @@ unsafe impl<P: Producer, F: Fn(&mut P::Item) + Sync> Producer for Update<P, F> {
             items: unsafe { self.base.range(begin, end) },
             f: &self.f,
         }
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.drop_range(begin, end) }
-    }
-
-    #[inline]
-    fn live_from(&self, begin: usize) -> usize {
-        self.base.live_from(begin)
     }
 }
 // SAFETY: one item per position when the base has one.
@@ -117,11 +103,7 @@ unsafe impl<P: Indexed, F: Fn(P::Item) -> bool + Sync> Producer for Positions<P,
     where
         Self: 'a;
     const EXACT: bool = false;
-    const BOUNDLESS: bool = P::BOUNDLESS;
-
-    fn len(&self) -> usize {
-        self.base.len()
-    }
+    same_positions!(base, P);
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
         PositionsIter {
@@ -130,16 +112,6 @@ unsafe impl<P: Indexed, F: Fn(P::Item) -> bool + Sync> Producer for Positions<P,
             next: begin,
             f: &self.f,
         }
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.drop_range(begin, end) }
-    }
-
-    #[inline]
-    fn live_from(&self, begin: usize) -> usize {
-        self.base.live_from(begin)
     }
 }
 
@@ -224,11 +196,7 @@ where
     where
         Self: 'a;
     const EXACT: bool = false;
-    const BOUNDLESS: bool = P::BOUNDLESS;
-
-    fn len(&self) -> usize {
-        self.base.len()
-    }
+    same_positions!(base, P);
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
         TryFoldIter {
@@ -238,16 +206,6 @@ where
             f: &self.f,
             _r: PhantomData,
         }
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.drop_range(begin, end) }
-    }
-
-    #[inline]
-    fn live_from(&self, begin: usize) -> usize {
-        self.base.live_from(begin)
     }
 }
 

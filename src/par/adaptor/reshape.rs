@@ -74,25 +74,11 @@ macro_rules! by_value {
             where
                 Self: 'a;
             const EXACT: bool = P::EXACT;
-            const BOUNDLESS: bool = P::BOUNDLESS;
-
-            fn len(&self) -> usize {
-                self.0.len()
-            }
+            same_positions!(0, P);
 
             unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
                 // SAFETY: forwarded from the caller.
                 unsafe { self.0.range(begin, end) }.$method()
-            }
-
-            unsafe fn drop_range(&self, begin: usize, end: usize) {
-                // SAFETY: forwarded from the caller.
-                unsafe { self.0.drop_range(begin, end) }
-            }
-
-            #[inline]
-            fn live_from(&self, begin: usize) -> usize {
-                self.0.live_from(begin)
             }
         }
         // SAFETY: one item per position when the base has one.
@@ -155,11 +141,7 @@ where
     where
         Self: 'a;
     const EXACT: bool = false;
-    const BOUNDLESS: bool = P::BOUNDLESS;
-
-    fn len(&self) -> usize {
-        self.base.len()
-    }
+    same_positions!(base, P);
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
         FoldIter {
@@ -168,16 +150,6 @@ where
             identity: &self.identity,
             f: &self.f,
         }
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.drop_range(begin, end) }
-    }
-
-    #[inline]
-    fn live_from(&self, begin: usize) -> usize {
-        self.base.live_from(begin)
     }
 }
 
@@ -199,25 +171,11 @@ unsafe impl<P: Producer> Producer for Pooled<'_, P> {
     where
         Self: 'a;
     const EXACT: bool = P::EXACT;
-    const BOUNDLESS: bool = P::BOUNDLESS;
-
-    fn len(&self) -> usize {
-        self.base.len()
-    }
+    same_positions!(base, P);
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
         // SAFETY: forwarded from the caller.
         unsafe { self.base.range(begin, end) }
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.drop_range(begin, end) }
-    }
-
-    #[inline]
-    fn live_from(&self, begin: usize) -> usize {
-        self.base.live_from(begin)
     }
 }
 // SAFETY: as its base.

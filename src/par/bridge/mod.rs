@@ -138,7 +138,7 @@ impl<I> core::fmt::Debug for Bridge<I> {
 
 impl<I> Bridge<I> {
     /// The source's lock, or `None` once it has ended (a panic in the
-    /// source's `next` ends it too: see `pull`).
+    /// source's `next` ends it too: see `pull_batch`).
     fn lock(&self) -> Option<SourceGuard<'_, I>> {
         // Relaxed: a hint that saves the lock; it is read again under it.
         if self.ended.load(Ordering::Relaxed) {
@@ -149,27 +149,10 @@ impl<I> Bridge<I> {
         // them before this load.
         (!self.ended.load(Ordering::Relaxed)).then_some(guard)
     }
-
-    /// Pulls the next item under a held lock; sets `ended` if there is
-    /// none, or if `next` panics.
-    fn pull(&self, source: &mut I) -> Option<I::Item>
-    where
-        I: Iterator,
-    {
-        let ends_on_unwind = EndOnUnwind(&self.ended);
-        let item = source.next();
-        core::mem::forget(ends_on_unwind);
-        if item.is_none() {
-            // Relaxed: under the lock (see `lock`); readers outside it only
-            // take it as a hint.
-            self.ended.store(true, Ordering::Relaxed);
-        }
-        item
-    }
 }
 
 /// Pulls up to `room.len()` items from `source` into `room`, under the
-/// source's lock; returns how many, and whether the source ran out. A
+/// source's lock; returns how many. If the source runs out, sets `ended`. A
 /// function of its own, so that the compiler sees `source` and `room` as
 /// the distinct `&mut`s they are and keeps the source's state in registers
 /// for the whole batch. If `next` panics, the items pulled so far are
@@ -179,13 +162,12 @@ fn pull_batch<I: Iterator>(
     source: &mut I,
     room: &mut [MaybeUninit<I::Item>],
     ended: &AtomicBool,
-) -> (usize, bool) {
+) -> usize {
     let mut batch = Batch {
         room,
         count: 0,
         ended,
     };
-    let mut ran_out = false;
     while batch.count < batch.room.len() {
         match source.next() {
             Some(item) => {
@@ -193,14 +175,16 @@ fn pull_batch<I: Iterator>(
                 batch.count += 1;
             }
             None => {
-                ran_out = true;
+                // Relaxed: under the lock (see `Bridge::lock`); readers
+                // outside it only take it as a hint.
+                batch.ended.store(true, Ordering::Relaxed);
                 break;
             }
         }
     }
     let count = batch.count;
     core::mem::forget(batch);
-    (count, ran_out)
+    count
 }
 
 /// A batch being pulled: on unwind (a panicking `next`), drops what it
@@ -219,16 +203,6 @@ impl<T> Drop for Batch<'_, T> {
         // SAFETY: the first `count` slots were written and are owned by
         // this batch alone: the range never saw them.
         unsafe { core::ptr::drop_in_place(pulled as *mut [MaybeUninit<T>] as *mut [T]) };
-    }
-}
-
-/// Sets `ended` if the source's `next` unwinds.
-struct EndOnUnwind<'a>(&'a AtomicBool);
-
-impl Drop for EndOnUnwind<'_> {
-    fn drop(&mut self) {
-        // Relaxed: under the lock (see `Bridge::lock`).
-        self.0.store(true, Ordering::Relaxed);
     }
 }
 
@@ -368,12 +342,7 @@ impl<I: Iterator> BridgeRange<'_, I> {
         let room = unsafe {
             core::slice::from_raw_parts_mut(self.slot(0).cast::<MaybeUninit<I::Item>>(), want)
         };
-        let (pulled, ended) = pull_batch(&mut *source, room, &self.bridge.ended);
-        if ended {
-            // Relaxed: under the lock (see `Bridge::lock`); readers outside
-            // it only take it as a hint.
-            self.bridge.ended.store(true, Ordering::Relaxed);
-        }
+        let pulled = pull_batch(&mut *source, room, &self.bridge.ended);
         drop(source);
         self.filled = pulled;
         self.budget -= pulled;
@@ -391,12 +360,17 @@ impl<I: Iterator> Iterator for BridgeRange<'_, I> {
             if self.budget == 0 {
                 return None;
             }
-            let item = self
-                .bridge
-                .lock()
-                .and_then(|mut source| self.bridge.pull(&mut source))?;
+            let mut source = self.bridge.lock()?;
+            let mut one = [MaybeUninit::uninit()];
+            let pulled = pull_batch(&mut *source, &mut one, &self.bridge.ended);
+            drop(source);
+            if pulled == 0 {
+                return None;
+            }
             self.budget -= 1;
-            return Some(item);
+            let [item] = one;
+            // SAFETY: `pull_batch` wrote the one slot.
+            return Some(unsafe { item.assume_init() });
         }
         if self.head == self.filled && !self.refill() {
             return None;

@@ -1,6 +1,7 @@
 //! A thread's walk through its static range, and the record each thread
 //! leaves in its slot.
 
+use crate::par::producer::Producer;
 use crate::schedule::split::Shares;
 
 /// One thread's result, left in its slot. The caller writes every slot
@@ -74,17 +75,24 @@ impl Walk {
         }
     }
 
-    /// Moves the cursor on to `to` (at most `end`), past positions that
-    /// were dropped unseen: a boundless producer's dead ones. They count
-    /// as done: they yield nothing.
+    /// For a boundless producer (`par_bridge`): drops the dead positions
+    /// at the cursor unseen and moves past them (to the range's end if the
+    /// rest is dead); they count as done, since they yield nothing. A no-op
+    /// for every other producer.
     #[inline]
-    pub(super) fn skip_to(&mut self, to: usize) {
-        let to = to.min(self.end);
-        if to <= self.cursor {
+    pub(super) fn skip_dead<P: Producer>(&mut self, producer: &P) {
+        if !P::BOUNDLESS || self.cursor >= self.end {
             return;
         }
-        self.cursor = to;
-        self.done = to;
+        let live = producer.live_from(self.cursor).min(self.end);
+        if live <= self.cursor {
+            return;
+        }
+        // SAFETY: positions `cursor..end` of a walk were handed to its
+        // thread and never handed out; dead ones hold nothing to drop.
+        unsafe { producer.drop_range(self.cursor, live) };
+        self.cursor = live;
+        self.done = live;
         if self.grow != usize::MAX {
             // The probe goes on from the block that holds the new cursor.
             while self.cursor - self.begin >= self.grow {

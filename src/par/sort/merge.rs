@@ -57,10 +57,11 @@ where
     let mut buf: Vec<MaybeUninit<T>> = Vec::with_capacity(len);
     let slice = Raw(v.as_mut_ptr());
     let buf_ptr = Raw(buf.as_mut_ptr().cast::<T>());
+    // `sort_into` leaves every element in the slice exactly once (the rule
+    // in the module docs).
     // SAFETY: `slice` holds `len` initialized elements that nothing else
-    // touches until we return (we hold `v`), and `buf_ptr` has room for
-    // `len` elements and does not overlap it. `sort_into` leaves every
-    // element in the slice exactly once (the rule in the module docs).
+    // touches until we return (we hold `v`); `buf_ptr` has room for `len`
+    // elements and does not overlap it.
     let outcome = unsafe { sort_into(slice, buf_ptr, len, false, compare, leaf) };
     drop(buf); // frees the room; `MaybeUninit` drops no element
     if let Err(payload) = outcome {
