@@ -70,7 +70,7 @@ where
     RA: Send,
     RB: Send,
 {
-    on_current_pool(|worker| join_on(worker, |_| a(), |_| b()))
+    on_current_pool(|worker| join_on::<_, _, _, _, false>(worker, |_| a(), |_| b()))
 }
 
 /// As [`join`], with each closure told through a [`FnContext`] whether it
@@ -88,18 +88,34 @@ where
     RA: Send,
     RB: Send,
 {
-    on_current_pool(|worker| join_on(worker, a, b))
+    on_current_pool(|worker| join_on::<_, _, _, _, false>(worker, a, b))
+}
+
+/// [`join`] for closures known to be coarse (a parallel sort's parts):
+/// `b` is offered to idle threads at once, not at the next join after one
+/// asks, so a thread that wakes while `a` runs a long serial leaf finds it.
+/// Costs an atomic store and a take-back compare-exchange per call.
+#[cfg_attr(test, allow(dead_code))] // the sort's unit tests swap it out
+pub(crate) fn join_coarse<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    on_current_pool(|worker| join_on::<_, _, _, _, true>(worker, |_| a(), |_| b()))
 }
 
 /// A join on the current region's worker, whatever pool is installed: for
-/// a pool's fork split into joins (`region.rs`).
+/// a pool's fork split into joins (`region.rs`). Each side is a share of a
+/// parallel loop, so `b` is offered at once, as in [`join_coarse`].
 pub(super) fn join_here<A, B>(a: A, b: B)
 where
     A: FnOnce() + Send,
     B: FnOnce() + Send,
 {
     let ((), ()) = match Worker::current() {
-        Some(worker) => join_on(worker, |_| a(), |_| b()),
+        Some(worker) => join_on::<_, _, _, _, true>(worker, |_| a(), |_| b()),
         // Not reached (a split runs inside a region); both still run.
         None => join_on_serial(|_| a(), |_| b()),
     };
@@ -148,9 +164,10 @@ where
     (ra, rb)
 }
 
-/// One join on `worker` (this thread's): the protocol in `nest/mod.rs`.
+/// One join on `worker` (this thread's): the protocol in `nest/mod.rs`;
+/// `EAGER` offers the oldest pending job at once ([`join_coarse`]).
 #[inline]
-fn join_on<A, B, RA, RB>(worker: &Worker, a: A, b: B) -> (RA, RB)
+fn join_on<A, B, RA, RB, const EAGER: bool>(worker: &Worker, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
@@ -164,6 +181,9 @@ where
     let header = job.header();
     worker.push(header);
     worker.tick_in_region();
+    if EAGER {
+        worker.offer_now();
+    }
     // If `a` panics, B is still run or waited for before the panic goes on.
     let guard = OnUnwind {
         run_b: || drop(finish_b(worker, &job)),
@@ -211,4 +231,37 @@ fn finish_promoted<F: FnOnce(bool) -> R, R>(
     // SAFETY: alive until this frame ends; the latch is set last.
     worker.wait_until(|| unsafe { (*header).probe() });
     job.take_result()
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::join_coarse;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+
+    /// `b` of a coarse join reaches the idle thread while `a` runs without
+    /// joining again (a plain join would keep it until `a`'s next join).
+    #[test]
+    fn a_coarse_join_offers_b_at_once() {
+        let pool = crate::ThreadPool::try_spawn(2).expect("a pool");
+        let flag = AtomicBool::new(false);
+        let (seen, ()) = pool.install(|| {
+            join_coarse(
+                || {
+                    let start = Instant::now();
+                    // Acquire: pairs with the Release store in `b`.
+                    while !flag.load(Ordering::Acquire) {
+                        if start.elapsed() > Duration::from_secs(20) {
+                            return false;
+                        }
+                        std::thread::yield_now();
+                    }
+                    true
+                },
+                // Release: pairs with the Acquire load in `a`.
+                || flag.store(true, Ordering::Release),
+            )
+        });
+        assert!(seen, "b never ran while a waited for it");
+    }
 }

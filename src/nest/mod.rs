@@ -97,6 +97,8 @@ mod scope;
 mod worker;
 mod yielding;
 
+#[cfg_attr(test, allow(unused_imports))] // the sort's unit tests swap it out
+pub(crate) use join::join_coarse;
 pub use join::{join, join_context, FnContext};
 pub(crate) use region::busy_fork;
 pub use scope::{in_place_scope, scope, Scope};

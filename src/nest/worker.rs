@@ -176,11 +176,34 @@ impl Worker {
         if !slot.is_empty() {
             return;
         }
+        self.offer_oldest(oldest);
+    }
+
+    /// Moves `oldest`, the oldest pending job, into the empty slot and
+    /// rings for parked idle threads.
+    fn offer_oldest(&self, oldest: *const Header) {
         self.unlink(oldest);
         // SAFETY: pending, so alive; owner-only flag.
         unsafe { (*oldest).mark_promoted() };
-        slot.offer(oldest);
+        self.slot().offer(oldest);
+        // The doorbell's Dekker handshake (its fence, then the sleepers
+        // count) pairs with a parker's announcement, fence and `has_work`.
         self.nest().bell.ring();
+    }
+
+    /// Offers the oldest pending job at once if the slot is empty, whether
+    /// or not a thread asked: for joins known to be coarse (a parallel
+    /// sort's parts), where waiting for the next join to answer a request
+    /// could leave idle threads waiting for a whole part. Clears no request:
+    /// an asker finds the job anyway.
+    pub(crate) fn offer_now(&self) {
+        if !self.region || !self.slot().is_empty() {
+            return;
+        }
+        let oldest = self.oldest.get();
+        if !oldest.is_null() {
+            self.offer_oldest(oldest);
+        }
     }
 
     /// Takes `job` back from this thread's slot; false if it was claimed.

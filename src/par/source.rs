@@ -226,8 +226,10 @@ pub trait ParallelSliceMut<T: Send> {
 
     /// Sorts the slice by `compare`, stably: a parallel merge sort (halves
     /// sorted under `join`, merges split by binary search), with one buffer
-    /// as long as the slice; slices of up to 4096 elements go straight to
-    /// `slice::sort_by`.
+    /// as long as the slice; parts go to `slice::sort_by`. A part is at
+    /// least 4096 elements; for elements that own no heap data, about a
+    /// quarter of a thread's share, so that `std`'s fast sort does most of
+    /// the work.
     ///
     /// If `compare` panics, the panic reaches the caller and the slice
     /// holds its elements in some order, each exactly once. If `compare`
@@ -298,9 +300,10 @@ pub trait ParallelSliceMut<T: Send> {
 
     /// Sorts the slice by `compare`, unstably, in place: a parallel
     /// quicksort (pseudo-median-of-9 pivot, a partition by swaps, the two
-    /// sides under `join`) that hands parts of up to 4096 elements, and
-    /// parts deeper than `2 * log2(len)` levels, to
-    /// `slice::sort_unstable_by`, so it is O(n log n) in the worst case.
+    /// sides under `join`) that hands parts (sized as for
+    /// [`par_sort_by`](Self::par_sort_by)), and parts deeper than
+    /// `2 * log2(len)` levels, to `slice::sort_unstable_by`, so it is
+    /// O(n log n) in the worst case.
     ///
     /// If `compare` panics, the panic reaches the caller and the slice
     /// holds its elements in some order, each exactly once. If `compare`
@@ -385,14 +388,14 @@ impl<T: Send> ParallelSliceMut<T> for [T] {
     where
         T: Ord,
     {
-        sort::stable(self, &T::cmp, sort::LEAF);
+        sort::stable(self, &T::cmp, sort::leaf_for::<T>(self.len()));
     }
 
     fn par_sort_by<F>(&mut self, compare: F)
     where
         F: Fn(&T, &T) -> Ordering + Sync,
     {
-        sort::stable(self, &compare, sort::LEAF);
+        sort::stable(self, &compare, sort::leaf_for::<T>(self.len()));
     }
 
     fn par_sort_by_key<K, F>(&mut self, f: F)
@@ -400,7 +403,11 @@ impl<T: Send> ParallelSliceMut<T> for [T] {
         K: Ord,
         F: Fn(&T) -> K + Sync,
     {
-        sort::stable(self, &|a: &T, b: &T| f(a).cmp(&f(b)), sort::LEAF);
+        sort::stable(
+            self,
+            &|a: &T, b: &T| f(a).cmp(&f(b)),
+            sort::leaf_for::<T>(self.len()),
+        );
     }
 
     fn par_sort_by_cached_key<K, F>(&mut self, f: F)
@@ -415,14 +422,14 @@ impl<T: Send> ParallelSliceMut<T> for [T] {
     where
         T: Ord,
     {
-        sort::unstable(self, &T::cmp, sort::LEAF);
+        sort::unstable(self, &T::cmp, sort::leaf_for::<T>(self.len()));
     }
 
     fn par_sort_unstable_by<F>(&mut self, compare: F)
     where
         F: Fn(&T, &T) -> Ordering + Sync,
     {
-        sort::unstable(self, &compare, sort::LEAF);
+        sort::unstable(self, &compare, sort::leaf_for::<T>(self.len()));
     }
 
     fn par_sort_unstable_by_key<K, F>(&mut self, f: F)
@@ -430,6 +437,10 @@ impl<T: Send> ParallelSliceMut<T> for [T] {
         K: Ord,
         F: Fn(&T) -> K + Sync,
     {
-        sort::unstable(self, &|a: &T, b: &T| f(a).cmp(&f(b)), sort::LEAF);
+        sort::unstable(
+            self,
+            &|a: &T, b: &T| f(a).cmp(&f(b)),
+            sort::leaf_for::<T>(self.len()),
+        );
     }
 }

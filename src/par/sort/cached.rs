@@ -7,7 +7,7 @@
 //! then applied in place by swaps (the way `std`'s `sort_by_cached_key`
 //! does it), so a panic in `f` or in `K::cmp` leaves the slice untouched.
 
-use super::{quick, LEAF, MIN_LEAF};
+use super::{leaf_for, quick, MIN_LEAF};
 use crate::par::iter::{IndexedParallelIterator, ParallelIterator};
 use crate::par::source::IntoParallelRefMutIterator;
 use std::vec::Vec;
@@ -69,11 +69,8 @@ where
         .enumerate()
         .map(|(i, x)| (f(&*x), I::from_usize(i)))
         .collect();
-    quick::sort(
-        &mut pairs,
-        &|a: &(K, I), b: &(K, I)| a.cmp(b),
-        LEAF.max(MIN_LEAF),
-    );
+    let leaf = leaf_for::<(K, I)>(pairs.len()).max(MIN_LEAF);
+    quick::sort(&mut pairs, &|a: &(K, I), b: &(K, I)| a.cmp(b), leaf);
 
     // Position `i` takes the element that was at `pairs[i].1`. Earlier
     // swaps moved an element from a position below `i` to the position

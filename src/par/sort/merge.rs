@@ -29,7 +29,7 @@
 //! (the top-level destination) exactly once; the buffer is
 //! `Vec<MaybeUninit<T>>` and drops nothing. Then the first payload resumes.
 
-use super::join;
+use super::{branchless, join};
 use core::cmp::Ordering;
 use core::mem::{size_of, MaybeUninit};
 use core::ptr;
@@ -266,20 +266,37 @@ where
         // SAFETY: `rest.a` and `rest.b` point at live elements (`la` and
         // `lb` are left), which no one else touches.
         let take_b = unsafe { compare(&*rest.b, &*rest.a) } == Ordering::Less;
-        // SAFETY: `rest.out` is the next hole of `out` (one per element
-        // left), and the source element goes dead as its pointer advances.
-        unsafe {
-            if take_b {
-                ptr::copy_nonoverlapping(rest.b, rest.out, 1);
-                rest.b = rest.b.add(1);
-                rest.lb -= 1;
-            } else {
-                ptr::copy_nonoverlapping(rest.a, rest.out, 1);
-                rest.a = rest.a.add(1);
-                rest.la -= 1;
+        if branchless::<T>() {
+            // Select the source, then advance both runs by the answer: a
+            // random order would mispredict a branch every other element.
+            let (from_b, from_a) = (usize::from(take_b), usize::from(!take_b));
+            let src = if take_b { rest.b } else { rest.a };
+            // SAFETY: `rest.out` is the next hole of `out` (one per element
+            // left), and the source element goes dead as its pointer
+            // advances (by one, within its run, which has an element left).
+            unsafe {
+                ptr::copy_nonoverlapping(src, rest.out, 1);
+                rest.b = rest.b.add(from_b);
+                rest.a = rest.a.add(from_a);
             }
-            rest.out = rest.out.add(1);
+            rest.lb -= from_b;
+            rest.la -= from_a;
+        } else {
+            // SAFETY: as above.
+            unsafe {
+                if take_b {
+                    ptr::copy_nonoverlapping(rest.b, rest.out, 1);
+                    rest.b = rest.b.add(1);
+                    rest.lb -= 1;
+                } else {
+                    ptr::copy_nonoverlapping(rest.a, rest.out, 1);
+                    rest.a = rest.a.add(1);
+                    rest.la -= 1;
+                }
+            }
         }
+        // SAFETY: within `out`, one hole per element merged.
+        rest.out = unsafe { rest.out.add(1) };
     }
     // Dropping `rest` moves what is left of the runs (one is empty) to
     // the output's last holes; on a panic above it does the same.

@@ -5,6 +5,7 @@
 use super::{stable, unstable};
 use core::cell::Cell;
 use core::cmp::Ordering;
+use std::boxed::Box;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::vec::Vec;
 
@@ -85,6 +86,20 @@ fn small_leaves_sort_like_std() {
             let keys: Vec<u32> = got.iter().map(|p| p.0).collect();
             let want_keys: Vec<u32> = want.iter().map(|p| p.0).collect();
             assert_eq!(keys, want_keys, "unstable, leaf {leaf}");
+
+            // Elements that own heap data take the branching partition
+            // and merge (`branchless`).
+            let boxed = |v: &[(u32, usize)]| -> Vec<(u32, Box<usize>)> {
+                v.iter().map(|&(k, i)| (k, Box::new(i))).collect()
+            };
+            let by_key = |a: &(u32, Box<usize>), b: &(u32, Box<usize>)| a.0.cmp(&b.0);
+            let mut got = boxed(&input);
+            stable(&mut got, &by_key, leaf);
+            assert_eq!(got, boxed(&want), "stable, owned, leaf {leaf}");
+            let mut got = boxed(&input);
+            unstable(&mut got, &by_key, leaf);
+            let keys: Vec<u32> = got.iter().map(|p| p.0).collect();
+            assert_eq!(keys, want_keys, "unstable, owned, leaf {leaf}");
         }
     }
 }
