@@ -386,6 +386,52 @@ fn joins_inside_another_pools_install_use_that_pool() {
     assert_eq!(inner.install(tine::current_num_threads), 3);
 }
 
+#[test]
+fn a_join_inside_another_pools_install_runs_on_that_pools_threads() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Mutex;
+    let outer = tine::spawn(2);
+    let inner = tine::spawn(2);
+    let inner_ids = Mutex::new(Vec::new());
+    inner.for_threads(|_, _| inner_ids.lock().unwrap().push(std::thread::current().id()));
+    let caller = std::thread::current().id();
+    let ran_on = outer.install(|| {
+        let (ran_on, ()) = tine::join(
+            || {
+                inner.install(|| {
+                    let done = AtomicBool::new(false);
+                    let (_, ran_on) = tine::join(
+                        || {
+                            // Small joins answer the idle thread's request.
+                            let start = Instant::now();
+                            // Acquire: pairs with the Release store in `b`.
+                            while !done.load(Ordering::Acquire)
+                                && start.elapsed() < Duration::from_secs(20)
+                            {
+                                tine::join(|| (), || ());
+                                std::thread::yield_now();
+                            }
+                        },
+                        || {
+                            // Release: pairs with the Acquire load in `a`.
+                            done.store(true, Ordering::Release);
+                            std::thread::current().id()
+                        },
+                    );
+                    ran_on
+                })
+            },
+            || (),
+        );
+        ran_on
+    });
+    assert_ne!(ran_on, caller, "b was never taken by the idle thread");
+    assert!(
+        inner_ids.lock().unwrap().contains(&ran_on),
+        "b ran outside the installed pool"
+    );
+}
+
 /// A chain of `depth` nested joins, each level's frame holding one job.
 fn chain(depth: u32) -> u32 {
     if depth == 0 {

@@ -104,6 +104,12 @@ pub(crate) use region::busy_fork;
 pub use scope::{in_place_scope, scope, Scope};
 pub use yielding::{yield_local, yield_now, Yield};
 
+/// Hides this thread's region worker while `nest`'s pool is installed, if
+/// the worker belongs to another pool; the guard puts it back.
+pub(crate) fn hide_worker_unless_of(nest: &Nest) -> Option<impl Drop> {
+    worker::Worker::hide_unless_of(nest)
+}
+
 use crate::sync::{AtomicBool, AtomicPtr, Ordering};
 use crate::wait::{Doorbell, Waiter};
 use crossbeam_utils::CachePadded;

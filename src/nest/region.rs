@@ -148,20 +148,22 @@ fn idle(worker: &Worker) {
 /// thread runs in, else the installed or global pool (entering a region).
 #[inline]
 pub(super) fn on_current_pool<R>(f: impl FnOnce(&Worker) -> R) -> R {
-    let worker = Worker::current();
-    if let Some(worker) = worker {
-        // The common case inside a region: no `install`, or one of this
-        // very pool, wherever it was made.
-        let nest = worker.nest();
-        if crate::par::global::installed_is_none_or(|pool| core::ptr::eq(pool.nest(), nest)) {
-            return f(worker);
-        }
+    // Inside a region: an `install` of another pool hides the worker
+    // (`Worker::hide_unless_of`), so a worker found is the one to use.
+    match Worker::current() {
+        Some(worker) => f(worker),
+        None => enter_current(f),
     }
-    crate::par::global::with_installed_here(|here| match (here, worker) {
-        (Some(pool), Some(worker)) if worker.belongs_to(pool.nest()) => f(worker),
-        (Some(pool), _) => enter_pool(pool, f),
-        (None, Some(worker)) => f(worker),
-        (None, None) => crate::par::global::with_current_pool(|pool| enter_pool(pool, f)),
+}
+
+/// Outside every region: enters the pool installed at this level of
+/// nesting, else the installed or global pool.
+#[cold]
+#[inline(never)]
+fn enter_current<R>(f: impl FnOnce(&Worker) -> R) -> R {
+    crate::par::global::with_installed_here(|here| match here {
+        Some(pool) => enter_pool(pool, f),
+        None => crate::par::global::with_current_pool(|pool| enter_pool(pool, f)),
     })
 }
 

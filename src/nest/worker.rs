@@ -57,6 +57,18 @@ impl Worker {
         Entered(CURRENT.with(|current| current.replace(self)))
     }
 
+    /// Hides this thread's current worker, if it belongs to a pool other
+    /// than `nest`'s, until the guard drops: for an `install` of that other
+    /// pool, so that every call inside it finds either no worker (and
+    /// enters the installed pool) or a worker of the installed pool. That
+    /// lets `join`'s fast path trust the worker with one thread-local read.
+    pub(crate) fn hide_unless_of(nest: &Nest) -> Option<Entered> {
+        let current = CURRENT.with(Cell::get);
+        // SAFETY: as in `current`.
+        let foreign = unsafe { current.as_ref() }.is_some_and(|worker| !worker.belongs_to(nest));
+        foreign.then(|| Entered(CURRENT.with(|current| current.replace(ptr::null()))))
+    }
+
     /// The current worker, if this thread runs in a region. The worker
     /// outlives every call this thread makes while it is current (it is
     /// entered by a frame that encloses them), which is as long as callers

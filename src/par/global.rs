@@ -207,6 +207,9 @@ pub(crate) fn install<R>(pool: &ThreadPool, f: impl FnOnce() -> R) -> R {
     let pool: &'static ThreadPool = unsafe { core::mem::transmute(pool) };
     let installed = (NonNull::from(pool), crate::team::innermost_frame_id());
     let _restore = Restore(CURRENT.with(|current| current.replace(Some(installed))));
+    // A region of another pool is not this install's: its worker is hidden
+    // meanwhile (see `nest::hide_worker_unless_of`).
+    let _hidden = crate::nest::hide_worker_unless_of(pool.nest());
     f()
 }
 
