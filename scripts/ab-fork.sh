@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Alternating A/B of the empty 2-thread fork-join: the latency example of two
 # builds, run in turns (A, B, A, B, ...) so that drift and vCPU placement hit
-# both alike. Prints each run and, per build, the median of the runs' tine
+# both alike; the side that runs first alternates (ABBA). Prints each run and, per build, the median of the runs' tine
 # medians and of the ratio tine / ping-pong (the round-trip floor measured in
 # the same run).
 #
@@ -17,7 +17,11 @@ export LATENCY_THREADS=${LATENCY_THREADS:-2} LATENCY_SAMPLES=${LATENCY_SAMPLES:-
 export LATENCY_BACKENDS=ping-pong,tine
 out=$(mktemp)
 for ((round = 1; round <= rounds; round++)); do
-    for side in A B; do
+    # ABBA order: the side that runs first alternates between rounds, so
+    # that an order effect (the first run after the other finds caches,
+    # frequency and vCPU placement in another state) hits both alike.
+    order="A B"; ((round % 2 == 0)) && order="B A"
+    for side in $order; do
         bin=$a; [ "$side" = B ] && bin=$b
         line=$("$bin" | awk -F'|' '/^\| ping-pong/ {pp = $3} /^\| tine/ {t = $3} END {printf "%.1f %.1f %.3f", pp, t, t / pp}')
         echo "$side $line" | tee -a "$out" | awk '{printf "%s  ping-pong %6.1f ns  tine %6.1f ns  ratio %.3f\n", $1, $2, $3, $4}'

@@ -389,6 +389,41 @@ fn owned_items_are_dropped_exactly_once_under_early_stop_and_panics() {
             let payload = result.unwrap_err();
             assert_eq!(payload.downcast_ref::<&str>(), Some(&"item 12345"));
             assert_eq!(drops.swap(0, Relaxed), n as usize, "{schedule:?} {over:?}");
+            // A panic in `for_each`, whose serial path is the plain loop over
+            // every position (in blocks only with `with_max_len`).
+            for max_len in [usize::MAX, 7] {
+                let visited = AtomicUsize::new(0);
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    make(n)
+                        .into_par_iter()
+                        .with_pool(pool)
+                        .schedule(schedule)
+                        .with_max_len(max_len)
+                        .for_each(|c| {
+                            visited.fetch_add(1, Relaxed);
+                            if c.1 == bad {
+                                panic!("item 12345");
+                            }
+                        })
+                }));
+                assert!(result.is_err());
+                assert_eq!(drops.swap(0, Relaxed), n as usize, "{schedule:?} {over:?}");
+                let visited = visited.into_inner();
+                assert!(visited > 0 && visited <= n as usize, "{visited}");
+                // Without the panic, every item is visited once.
+                let seen = AtomicUsize::new(0);
+                make(n)
+                    .into_par_iter()
+                    .with_pool(pool)
+                    .schedule(schedule)
+                    .with_max_len(max_len)
+                    .for_each(|c| {
+                        seen.fetch_add(c.1 as usize + 1, Relaxed);
+                    });
+                let n = n as usize;
+                assert_eq!(seen.into_inner(), n * (n + 1) / 2);
+                assert_eq!(drops.swap(0, Relaxed), n);
+            }
             // The pool still works.
             assert_eq!(
                 (0..100u64).into_par_iter().with_pool(pool).sum::<u64>(),

@@ -23,6 +23,7 @@ struct ForEach<F>(F);
 
 impl<T, F: Fn(T) + Sync> Consumer<T> for ForEach<F> {
     type Acc = ();
+    const SPLIT_FREE: bool = true;
     fn start(&self) {}
     #[inline]
     fn fold<I: Iterator<Item = T>>(&self, (): (), _first: usize, items: I) {
@@ -101,6 +102,7 @@ struct Counting;
 
 impl<T> Consumer<T> for Counting {
     type Acc = usize;
+    const SPLIT_FREE: bool = true;
     fn start(&self) -> usize {
         0
     }

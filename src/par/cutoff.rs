@@ -28,6 +28,15 @@
 //! next, so a probe that the OS descheduled does not make the next calls
 //! fork; a real rise is followed within a few measurements.
 //!
+//! A measuring call of a site whose remembered cost puts the whole call
+//! below an eighth of [`FORK_WORTH_NS`] (even at double that cost) cannot
+//! fork, so it does not probe: it runs as a call decided alone, reads the
+//! clock at its start and end, and remembers the rate when it ends
+//! (`Cutoff`'s `Drop`). Two clock reads instead of one per probe block,
+//! and no fork when a VM exit or a preemption lands in the probe: a small
+//! call from a hot loop then costs its loop, the decision, and 1/64 of two
+//! clock reads.
+//!
 //! The cutoff decides only who runs the work, never how it is split: the
 //! static ranges, and the blocks within them, are the same whether the
 //! call forks or not, so a reduction's bits do not depend on the decision.
@@ -46,6 +55,10 @@ const TRUST_CALLS: u8 = 63;
 
 /// Remembered call sites per thread (direct-mapped).
 const SITES: usize = 32;
+
+/// A measuring call whose remembered cost, times this, stays below
+/// [`FORK_WORTH_NS`] is measured whole instead of probed.
+const QUIET_MARGIN: u64 = 8;
 
 /// One remembered call site: its key, its cost per position in
 /// picoseconds, and the calls it may still decide without measuring.
@@ -98,6 +111,16 @@ std::thread_local! {
     static SITES_SEEN: [Cell<Site>; SITES] = const { [UNSEEN; SITES] };
 }
 
+/// What a thread remembers of a call site.
+enum Memory {
+    /// Nothing (or another site in its slot).
+    None,
+    /// A cost per position in ps, due to be measured again.
+    Stale(u64),
+    /// A cost per position in ps, trusted for this call.
+    Trusted(u64),
+}
+
 /// What the cutoff says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Decision {
@@ -115,6 +138,8 @@ pub(crate) struct Cutoff {
     positions: usize,
     started: Option<Instant>,
     decision: Decision,
+    /// Measured whole: remembered when dropped (see the module docs).
+    quiet: bool,
 }
 
 impl Cutoff {
@@ -132,29 +157,39 @@ impl Cutoff {
                 positions,
                 started: None,
                 decision,
+                quiet: false,
             };
         }
         let slot = (key >> 4) % SITES;
         let remembered = SITES_SEEN.with(|sites| {
             let site = sites[slot].get();
-            if site.key != key || site.trusted_calls == 0 {
-                return None;
+            if site.key != key {
+                return Memory::None;
+            }
+            if site.trusted_calls == 0 {
+                return Memory::Stale(site.ps_per_position);
             }
             sites[slot].set(Site {
                 trusted_calls: site.trusted_calls - 1,
                 ..site
             });
-            Some(site.ps_per_position)
+            Memory::Trusted(site.ps_per_position)
         });
-        let (started, decision) = match remembered {
-            Some(ps) => (None, Self::judge(ps, positions)),
-            None => (Some(Instant::now()), Decision::Undecided),
+        let (started, decision, quiet) = match remembered {
+            Memory::Trusted(ps) => (None, Self::judge(ps, positions), false),
+            Memory::Stale(ps)
+                if Self::judge(ps.saturating_mul(QUIET_MARGIN), positions) == Decision::Serial =>
+            {
+                (Some(Instant::now()), Decision::Serial, true)
+            }
+            _ => (Some(Instant::now()), Decision::Undecided, false),
         };
         Cutoff {
             key,
             positions,
             started,
             decision,
+            quiet,
         }
     }
 
@@ -217,5 +252,59 @@ impl Cutoff {
                 trusted_calls: TRUST_CALLS,
             })
         });
+    }
+}
+
+impl Drop for Cutoff {
+    /// A call measured whole remembers its rate when it ends (not when it
+    /// unwinds: a panicking call's time says nothing about the next).
+    fn drop(&mut self) {
+        if !self.quiet || std::thread::panicking() {
+            return;
+        }
+        if let Some(started) = self.started {
+            let elapsed = started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64;
+            self.remember(elapsed.saturating_mul(1000) / self.positions.max(1) as u64);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Cutoff, Decision, FORK_WORTH_NS, QUIET_MARGIN, TRUST_CALLS};
+
+    /// Remembers `ps` per position for `key`, as a measuring call would.
+    fn seed(key: usize, ps: u64) {
+        let cutoff = Cutoff::new(key, 1);
+        cutoff.remember(ps);
+    }
+
+    #[test]
+    fn a_cheap_site_is_measured_whole_and_a_costly_one_is_probed() {
+        // Keys of their own (their slots are theirs on this test thread).
+        let (cheap, costly) = (0x1_0000, 0x2_0010);
+        // 1 ns per position: 256 positions are far below the fork's worth.
+        seed(cheap, 1_000);
+        for _ in 0..TRUST_CALLS {
+            let trusted = Cutoff::new(cheap, 256);
+            assert_eq!(trusted.decision(), Decision::Serial);
+            assert!(trusted.started.is_none(), "a trusted call reads no clock");
+        }
+        let measured = Cutoff::new(cheap, 256);
+        assert_eq!(measured.decision(), Decision::Serial);
+        assert!(measured.quiet && measured.started.is_some());
+        drop(measured); // remembers the rate, and trusts it again
+        assert!(Cutoff::new(cheap, 256).started.is_none());
+
+        // A site whose call would cost over an eighth of a fork's worth
+        // (at its remembered rate) is probed block by block, as before.
+        let ps = FORK_WORTH_NS * 1000 / QUIET_MARGIN / 256 + 1;
+        seed(costly, ps);
+        for _ in 0..TRUST_CALLS {
+            drop(Cutoff::new(costly, 256));
+        }
+        let probed = Cutoff::new(costly, 256);
+        assert_eq!(probed.decision(), Decision::Undecided);
+        assert!(!probed.quiet);
     }
 }

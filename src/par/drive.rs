@@ -19,6 +19,9 @@
 //!   partials combine in thread order. Run alone, the caller goes through
 //!   the same ranges and blocks in the same order, so the result is the
 //!   same as the fork's.
+//! - A consumer whose result does not depend on the split (`for_each`,
+//!   `count`) and that the cutoff sends to the caller before any block ran
+//!   skips all of this: one walk over every position (`alone.rs`).
 //!
 //! # Every position once
 //!
@@ -38,6 +41,8 @@
 //! caller that cannot have the pool's slots (another thread's call holds
 //! them, or a partial too large) uses slots of its own.
 
+mod alone;
+mod block;
 mod consumer;
 mod guards;
 mod walk;
@@ -47,13 +52,12 @@ use super::iter::{Config, Schedule};
 use super::producer::Producer;
 use crate::schedule::dynamic::{GrainClaims, GuidedClaims, GuidedCursor};
 use crate::schedule::split::Shares;
-use crate::sync::{AtomicBool, AtomicUsize, Ordering};
+use crate::sync::{AtomicBool, AtomicUsize};
 use crate::ForkJoin;
+use alone::run_alone;
 pub(crate) use consumer::Consumer;
 use crossbeam_utils::CachePadded;
-use guards::{
-    ClaimGuard, CollectGuard, DropRest, DropTail, SerialGuard, ShareGuard, Slots, UnsafeSync,
-};
+use guards::{ClaimGuard, CollectGuard, DropTail, SerialGuard, ShareGuard, Slots, UnsafeSync};
 use walk::{Blocks, Record, Walk};
 
 /// The largest block a thread runs between two checks for an early stop.
@@ -61,22 +65,70 @@ pub const STOP_BLOCK: usize = 4096;
 
 /// Runs `consumer` over `producer` with `config`'s settings; returns the
 /// combined partial.
+///
+/// Inlined into the caller, so that a small call the cutoff keeps on the
+/// caller costs a thread-local lookup and the loop; planning and forking
+/// live in functions of their own.
+#[inline]
 pub(crate) fn drive<P: Producer, C: Consumer<P::Item>>(
     producer: &P,
     config: &Config,
     consumer: &C,
 ) -> C::Acc {
+    let n = producer.len();
+    if n == 0 {
+        return consumer.start();
+    }
+    // A consumer the split does not matter to asks the cutoff first: if
+    // the call runs alone, it needs no pool and no plan, only one walk (as
+    // the serial loop). Any other call asks in its plan.
+    let mut cutoff = None;
+    if C::SPLIT_FREE {
+        let first = Cutoff::new(site::<P, C>(), n);
+        if first.decision() == Decision::Serial {
+            return run_alone(producer, Blocks::of::<P::Item, C>(config), consumer, n);
+        }
+        cutoff = Some(first);
+    }
+    plan(producer, config, consumer, n, cutoff)
+}
+
+/// [`drive`] past the split-free shortcut: finds the pool and runs the
+/// call's plan on it.
+fn plan<P: Producer, C: Consumer<P::Item>>(
+    producer: &P,
+    config: &Config,
+    consumer: &C,
+    n: usize,
+    cutoff: Option<Cutoff>,
+) -> C::Acc {
     if crate::team::in_task() {
         // Inside a task every call runs inline: no pool is needed (and the
         // global one is not started for it).
-        return run(None, producer, config, consumer);
+        return run(None, producer, config, consumer, n, cutoff);
     }
     match config.pool {
         // SAFETY: `with_pool` stored it, and the iterator's type keeps it
         // from outliving the pool (`Pooled`).
-        Some(pool) => run(Some(unsafe { pool.0.as_ref() }), producer, config, consumer),
-        None => super::global::with_current(|pool| run(Some(pool), producer, config, consumer)),
+        Some(pool) => run(
+            Some(unsafe { pool.0.as_ref() }),
+            producer,
+            config,
+            consumer,
+            n,
+            cutoff,
+        ),
+        None => super::global::with_current(|pool| {
+            run(Some(pool), producer, config, consumer, n, cutoff)
+        }),
     }
+}
+
+/// The cutoff's key for calls of this producer and consumer: the address
+/// of their instance of `drive`.
+#[inline]
+fn site<P: Producer, C: Consumer<P::Item>>() -> usize {
+    drive::<P, C> as fn(&P, &Config, &C) -> C::Acc as usize
 }
 
 /// Everything a call's threads share.
@@ -93,32 +145,24 @@ struct Call<'a, P, C, A> {
     _acc: core::marker::PhantomData<fn() -> A>,
 }
 
-/// Runs the call on `pool`, or alone on the caller if `None`.
+/// Runs the call on `pool`, or alone on the caller if `None`: the
+/// producer's `n > 0` positions, with the call site's cutoff if `drive`
+/// already made it.
 fn run<P: Producer, C: Consumer<P::Item>>(
     pool: Option<&dyn ForkJoin>,
     producer: &P,
     config: &Config,
     consumer: &C,
+    n: usize,
+    cutoff: Option<Cutoff>,
 ) -> C::Acc {
-    let n = producer.len();
-    if n == 0 {
-        return consumer.start();
-    }
     let used = match pool {
         // No division for the default `min_len` of 1.
         Some(pool) if config.min_len <= 1 => pool.threads().min(n),
         Some(pool) => pool.threads().min(n / config.min_len).max(1),
         None => 1,
     };
-    let mut max_block = config.max_len.max(1);
-    if C::STOPS {
-        max_block = max_block.min(STOP_BLOCK);
-    }
-    // `min` wins over `max`, as in rayon.
-    let blocks = Blocks {
-        max: max_block.max(config.min_len),
-        min: config.min_len,
-    };
+    let blocks = Blocks::of::<P::Item, C>(config);
     // A boundless producer (`par_bridge`) hands out its items dynamically
     // by itself; static ranges let the walks skip its dead positions.
     let schedule = if C::STATIC_ONLY || P::BOUNDLESS || used == 1 {
@@ -136,105 +180,49 @@ fn run<P: Producer, C: Consumer<P::Item>>(
         halt: CachePadded::new(AtomicBool::new(false)),
         _acc: core::marker::PhantomData,
     };
-    let key = run::<P, C> as fn(Option<&dyn ForkJoin>, &P, &Config, &C) -> C::Acc as usize;
     match schedule {
         Schedule::Dynamic { grain } => {
             match GrainClaims::new(n, grain.max(blocks.min).min(blocks.max), used) {
-                Some(claims) => {
-                    call.run_claims(pool, key, |counter, _| claims.claim(counter), |c| c.min(n))
-                }
-                None => call.run_static(pool, key),
+                Some(claims) => call.run_claims(
+                    pool,
+                    cutoff,
+                    |counter, _| claims.claim(counter),
+                    |c| c.min(n),
+                ),
+                None => call.run_static(pool, cutoff),
             }
         }
         Schedule::Guided { min } => match GuidedClaims::new(n, min.max(blocks.min), used) {
             Some(claims) => call.run_claims(
                 pool,
-                key,
+                cutoff,
                 |counter, cursor| claims.claim(counter, cursor),
                 |c| claims.unclaimed_from(c),
             ),
-            None => call.run_static(pool, key),
+            None => call.run_static(pool, cutoff),
         },
-        _ => call.run_static(pool, key),
+        _ => call.run_static(pool, cutoff),
     }
 }
 
 impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
-    /// Folds block `begin..end` into `acc`, or drops it if the consumer
-    /// skips it or a share panicked. Returns whether to go on.
-    #[inline]
-    fn block(&self, acc: &mut Option<C::Acc>, begin: usize, end: usize) -> bool {
-        // Relaxed: a hint to stop early; nothing is published through it.
-        if self.halt.load(Ordering::Relaxed) || self.consumer.skip(begin) {
-            // SAFETY: the block was handed to this thread alone.
-            unsafe { self.producer.drop_range(begin, end) };
-            return false;
-        }
-        let folded = acc.take().expect("a partial");
-        // SAFETY: as above.
-        let items = unsafe { self.producer.range(begin, end) };
-        *acc = Some(self.consumer.fold(folded, begin, items));
-        true
-    }
-
-    /// Folds a claimed chunk `begin..end` in blocks within the call's
-    /// bounds; drops the rest of the chunk if a block is skipped.
-    /// Returns whether to go on claiming.
-    #[inline]
-    fn chunk(&self, acc: &mut Option<C::Acc>, begin: usize, end: usize) -> bool {
-        let mut from = begin;
-        while from < end {
-            let left = end - from;
-            let to = from + self.blocks.fit(left, self.blocks.max.min(left));
-            if !self.guarded_block(acc, from, to, end) {
-                return false;
-            }
-            from = to;
-        }
-        true
-    }
-
-    /// Folds block `begin..end` of a range that ends at `range_end`; if
-    /// the block is skipped, drops the rest of the range, and if it panics,
-    /// a guard does. Returns whether to go on.
-    #[inline]
-    fn guarded_block(
-        &self,
-        acc: &mut Option<C::Acc>,
-        begin: usize,
-        end: usize,
-        range_end: usize,
-    ) -> bool {
-        let guard = DropRest {
-            call: self,
-            from: end,
-            to: range_end,
-        };
-        let went_on = self.block(acc, begin, end);
-        core::mem::forget(guard);
-        if !went_on {
-            // SAFETY: handed to this thread, never handed out.
-            unsafe { self.producer.drop_range(end, range_end) };
-        }
-        went_on
-    }
-
-    /// Runs the rest of `walk`'s range, folding into `acc`.
-    fn finish_walk(&self, walk: &mut Walk, acc: &mut Option<C::Acc>) {
-        walk.skip_dead(self.producer);
-        while let Some((begin, end)) = walk.next_block(self.blocks) {
-            if !self.guarded_block(acc, begin, end, walk.end) {
-                walk.cursor = walk.end;
-                return;
-            }
-            walk.done = end;
-            walk.skip_dead(self.producer);
-        }
-    }
-
     /// The static plan: see the module docs.
-    fn run_static(&self, pool: Option<&dyn ForkJoin>, key: usize) -> C::Acc {
-        let mut cutoff = Cutoff::new(key, self.n);
+    fn run_static(&self, pool: Option<&dyn ForkJoin>, cutoff: Option<Cutoff>) -> C::Acc {
+        let mut cutoff = cutoff.unwrap_or_else(|| Cutoff::new(site::<P, C>(), self.n));
+        let mut decision = if self.used == 1 {
+            Decision::Serial
+        } else {
+            cutoff.decision()
+        };
+        if decision == Decision::Serial {
+            if C::SPLIT_FREE {
+                // One thread (or no pool): `drive` did not know it yet.
+                return run_alone(self.producer, self.blocks, self.consumer, self.n);
+            }
+            if self.can_run_serial() {
+                return self.run_serial();
+            }
+        }
         // Made before the first partial: if `start` panics, the guard drops
         // every position.
         let mut serial = SerialGuard {
@@ -244,11 +232,6 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
         let mut acc = Some(self.consumer.start());
         serial.walk = Walk::new(self.shares, 0);
         // The caller alone, until the cutoff decides.
-        let mut decision = if self.used == 1 {
-            Decision::Serial
-        } else {
-            cutoff.decision()
-        };
         while decision == Decision::Undecided {
             let walk = &mut serial.walk;
             walk.skip_dead(self.producer);
@@ -374,7 +357,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
     fn run_claims(
         &self,
         pool: Option<&dyn ForkJoin>,
-        key: usize,
+        cutoff: Option<Cutoff>,
         claim: impl Fn(&AtomicUsize, &mut GuidedCursor) -> Option<(usize, usize)> + Sync,
         unclaimed: impl Fn(usize) -> usize,
     ) -> C::Acc {
@@ -384,7 +367,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
             counter: &counter,
             unclaimed: &unclaimed,
         };
-        let mut cutoff = Cutoff::new(key, self.n);
+        let mut cutoff = cutoff.unwrap_or_else(|| Cutoff::new(site::<P, C>(), self.n));
         let mut cursor = GuidedCursor::default();
         let mut acc = Some(self.consumer.start());
         let mut done = 0;

@@ -4,12 +4,15 @@
 //! ```text
 //! cargo run --release -p tine-peers --example par
 //! PAR_ONLY=sum cargo run --release -p tine-peers --example par
+//! PAR_ONLY=sum,dot,scale PAR_SIZES=small cargo run --release -p tine-peers --example par
 //! ```
 //!
 //! Workloads (every backend runs the same expression):
 //! - `sum`: `v.iter().sum::<f32>()` for 256 to 8M elements;
-//! - `dot`: `a.iter().zip(&b).map(|(x, y)| x * y).sum::<f32>()`, 1M;
-//! - `scale`: `v.iter_mut().for_each(|x| *x *= 1.000001)`, 1M;
+//! - `dot`: `a.iter().zip(&b).map(|(x, y)| x * y).sum::<f32>()`, 256 to
+//!   16K and 1M;
+//! - `scale`: `v.iter_mut().for_each(|x| *x *= 1.000001)`, 256 to 16K
+//!   and 1M (`PAR_SIZES=small`: only the sizes up to 16K, every workload);
 //! - `uneven`: 10k tasks of uneven cost through `map(..).reduce(..)`,
 //!   with tine's static, dynamic (grain 16) and guided schedules;
 //! - `flat_map`: 10k outer items, each a parallel range of 0..=1000 inner
@@ -17,6 +20,8 @@
 //!   collected into a `Vec` (serial, tine and rayon only).
 //!
 //! Backends: `serial`; `tine` (`pool.install(|| v.par_iter()...)`);
+//! `serial in install` (rows up to 16K: the serial loop inside
+//! `pool.install`, the least a `tine` cell can cost);
 //! `rayon` (`pool.install(|| v.par_iter()...)`, called from outside its
 //! pool as a program's main thread calls it); `fork_union`: the best
 //! hand-written version, `for_slices` with one cache-padded partial per
@@ -34,6 +39,13 @@ use std::time::Duration;
 use tine::par::Schedule;
 use tine::prelude::*;
 use tine_peers::{reduction_input, uneven_task, CachePadded, UNEVEN_TASKS};
+
+/// Rows up to this many elements also time the serial loop inside
+/// `pool.install`: what a tine call costs at the least, since the `tine`
+/// cell installs its pool around every call, as rayon's cell does.
+const SMALL: usize = 16 << 10;
+/// The name of that cell.
+const INSTALL_FLOOR: &str = "serial in install";
 
 /// Median seconds per call of `call` (`tine_peers::timing`).
 fn measure(samples: usize, call: impl FnMut()) -> f64 {
@@ -88,14 +100,29 @@ fn main() {
         .unwrap_or(31)
         .max(1);
     let only = std::env::var("PAR_ONLY").ok();
-    let wanted = |name: &str| only.as_deref().is_none_or(|only| name.starts_with(only));
+    let wanted = |name: &str| {
+        only.as_deref()
+            .is_none_or(|only| only.split(',').any(|one| name.starts_with(one)))
+    };
     println!("{threads} threads, {samples} samples per cell; time vs serial (below 1x: faster than serial)\n");
     let partials: Vec<CachePadded<AtomicU32>> =
         (0..threads).map(|_| CachePadded::default()).collect();
     let mut rows = Vec::new();
 
+    // Calls of up to 16K elements must stay within 1.10x of serial, so
+    // sum, dot and scale all run them (`PAR_SIZES=small` keeps only those).
+    let sizes: &[usize] = match std::env::var("PAR_SIZES").as_deref() {
+        Ok("small") => &[256, 1536, 16 << 10],
+        _ => &[256, 1536, 16 << 10, 128 << 10, 1 << 20, 8 << 20],
+    };
+    let small_and_1m: Vec<usize> = sizes
+        .iter()
+        .copied()
+        .filter(|&n| n <= 16 << 10 || n == 1 << 20)
+        .collect();
+
     if wanted("sum") {
-        for n in [256, 1536, 16 << 10, 128 << 10, 1 << 20, 8 << 20] {
+        for &n in sizes {
             let data = reduction_input(n);
             let expected: f32 = data.iter().sum();
             let check =
@@ -112,6 +139,14 @@ fn main() {
                     pool.install(|| check(black_box(&data).par_iter().sum()))
                 }),
             ));
+            if n <= SMALL {
+                cells.push((
+                    INSTALL_FLOOR.into(),
+                    measure(samples, || {
+                        pool.install(|| check(black_box(&data).iter().sum()))
+                    }),
+                ));
+            }
             drop(pool);
             let pool = rayon_pool(threads);
             cells.push((
@@ -140,120 +175,142 @@ fn main() {
     }
 
     if wanted("dot") {
-        let n = 1 << 20;
-        let (a, b) = (reduction_input(n), reduction_input(n + 7)[7..].to_vec());
-        let dot = |a: &[f32], b: &[f32]| -> f32 { a.iter().zip(b).map(|(x, y)| x * y).sum() };
-        let expected = dot(&a, &b);
-        let check =
-            |got: f32| assert!(tine_peers::sums_agree(got, expected), "{got} vs {expected}");
-        let mut cells = Vec::new();
-        cells.push((
-            "serial".into(),
-            measure(samples, || check(dot(black_box(&a), &b))),
-        ));
-        let par_dot = || -> f32 { black_box(&a).par_iter().zip(&b).map(|(x, y)| x * y).sum() };
-        let pool = tine::ThreadPool::try_spawn(threads).unwrap();
-        cells.push((
-            "tine".into(),
-            measure(samples, || pool.install(|| check(par_dot()))),
-        ));
-        drop(pool);
-        let pool = rayon_pool(threads);
-        cells.push((
-            "rayon".into(),
-            measure(samples, || {
-                pool.install(|| {
-                    let got: f32 = rayon::prelude::ParallelIterator::sum(
-                        rayon::prelude::ParallelIterator::map(
-                            rayon::prelude::IndexedParallelIterator::zip(
-                                rayon::prelude::IntoParallelRefIterator::par_iter(black_box(&a)),
-                                &b,
+        for &n in &small_and_1m {
+            let (a, b) = (reduction_input(n), reduction_input(n + 7)[7..].to_vec());
+            let dot = |a: &[f32], b: &[f32]| -> f32 { a.iter().zip(b).map(|(x, y)| x * y).sum() };
+            let expected = dot(&a, &b);
+            let check =
+                |got: f32| assert!(tine_peers::sums_agree(got, expected), "{got} vs {expected}");
+            let mut cells = Vec::new();
+            cells.push((
+                "serial".into(),
+                measure(samples, || check(dot(black_box(&a), &b))),
+            ));
+            let par_dot = || -> f32 { black_box(&a).par_iter().zip(&b).map(|(x, y)| x * y).sum() };
+            let pool = tine::ThreadPool::try_spawn(threads).unwrap();
+            cells.push((
+                "tine".into(),
+                measure(samples, || pool.install(|| check(par_dot()))),
+            ));
+            if n <= SMALL {
+                cells.push((
+                    INSTALL_FLOOR.into(),
+                    measure(samples, || pool.install(|| check(dot(black_box(&a), &b)))),
+                ));
+            }
+            drop(pool);
+            let pool = rayon_pool(threads);
+            cells.push((
+                "rayon".into(),
+                measure(samples, || {
+                    pool.install(|| {
+                        let got: f32 = rayon::prelude::ParallelIterator::sum(
+                            rayon::prelude::ParallelIterator::map(
+                                rayon::prelude::IndexedParallelIterator::zip(
+                                    rayon::prelude::IntoParallelRefIterator::par_iter(black_box(
+                                        &a,
+                                    )),
+                                    &b,
+                                ),
+                                |(x, y)| x * y,
                             ),
-                            |(x, y)| x * y,
-                        ),
-                    );
-                    check(got)
-                })
-            }),
-        ));
-        drop(pool);
-        let mut pool = fork_union::ThreadPool::try_spawn(threads).unwrap();
-        let (a, b) = (&a, &b);
-        cells.push((
-            "fork_union".into(),
-            measure(samples, || {
-                check(fork_union_sum(&mut pool, &partials, n, |s, e| {
-                    dot(&a[s..e], &b[s..e])
-                }))
-            }),
-        ));
-        drop(pool);
-        rows.push(Row {
-            workload: format!("dot, {n} f32"),
-            cells,
-        });
+                        );
+                        check(got)
+                    })
+                }),
+            ));
+            drop(pool);
+            let mut pool = fork_union::ThreadPool::try_spawn(threads).unwrap();
+            let (a, b) = (&a, &b);
+            cells.push((
+                "fork_union".into(),
+                measure(samples, || {
+                    check(fork_union_sum(&mut pool, &partials, n, |s, e| {
+                        dot(&a[s..e], &b[s..e])
+                    }))
+                }),
+            ));
+            drop(pool);
+            rows.push(Row {
+                workload: format!("dot, {n} f32"),
+                cells,
+            });
+        }
     }
 
     if wanted("scale") {
-        let n = 1 << 20;
-        let mut data = reduction_input(n);
-        let mut cells = Vec::new();
-        cells.push((
-            "serial".into(),
-            measure(samples, || {
-                black_box(&mut data)
-                    .iter_mut()
-                    .for_each(|x| *x *= 1.000_001)
-            }),
-        ));
-        let pool = tine::ThreadPool::try_spawn(threads).unwrap();
-        cells.push((
-            "tine".into(),
-            measure(samples, || {
-                pool.install(|| {
+        for &n in &small_and_1m {
+            let mut data = reduction_input(n);
+            let mut cells = Vec::new();
+            cells.push((
+                "serial".into(),
+                measure(samples, || {
                     black_box(&mut data)
-                        .par_iter_mut()
+                        .iter_mut()
                         .for_each(|x| *x *= 1.000_001)
-                })
-            }),
-        ));
-        drop(pool);
-        let pool = rayon_pool(threads);
-        cells.push((
-            "rayon".into(),
-            measure(samples, || {
-                pool.install(|| {
-                    rayon::prelude::ParallelIterator::for_each(
-                        rayon::prelude::IntoParallelRefMutIterator::par_iter_mut(black_box(
-                            &mut data,
-                        )),
-                        |x| *x *= 1.000_001,
-                    )
-                })
-            }),
-        ));
-        drop(pool);
-        let mut pool = fork_union::ThreadPool::try_spawn(threads).unwrap();
-        let base = tine_peers::SendPtr(data.as_mut_ptr());
-        cells.push((
-            "fork_union".into(),
-            measure(samples, || {
-                let base = &base;
-                pool.for_slices(n, |prong, count| {
-                    // SAFETY: each thread gets a disjoint range of `data`,
-                    // which outlives the call.
-                    let mine = unsafe {
-                        std::slice::from_raw_parts_mut(base.0.add(prong.task_index), count)
-                    };
-                    mine.iter_mut().for_each(|x| *x *= 1.000_001);
-                });
-            }),
-        ));
-        drop(pool);
-        rows.push(Row {
-            workload: format!("scale, {n} f32 in place"),
-            cells,
-        });
+                }),
+            ));
+            let pool = tine::ThreadPool::try_spawn(threads).unwrap();
+            cells.push((
+                "tine".into(),
+                measure(samples, || {
+                    pool.install(|| {
+                        black_box(&mut data)
+                            .par_iter_mut()
+                            .for_each(|x| *x *= 1.000_001)
+                    })
+                }),
+            ));
+            if n <= SMALL {
+                cells.push((
+                    INSTALL_FLOOR.into(),
+                    measure(samples, || {
+                        pool.install(|| {
+                            black_box(&mut data)
+                                .iter_mut()
+                                .for_each(|x| *x *= 1.000_001)
+                        })
+                    }),
+                ));
+            }
+            drop(pool);
+            let pool = rayon_pool(threads);
+            cells.push((
+                "rayon".into(),
+                measure(samples, || {
+                    pool.install(|| {
+                        rayon::prelude::ParallelIterator::for_each(
+                            rayon::prelude::IntoParallelRefMutIterator::par_iter_mut(black_box(
+                                &mut data,
+                            )),
+                            |x| *x *= 1.000_001,
+                        )
+                    })
+                }),
+            ));
+            drop(pool);
+            let mut pool = fork_union::ThreadPool::try_spawn(threads).unwrap();
+            let base = tine_peers::SendPtr(data.as_mut_ptr());
+            cells.push((
+                "fork_union".into(),
+                measure(samples, || {
+                    let base = &base;
+                    pool.for_slices(n, |prong, count| {
+                        // SAFETY: each thread gets a disjoint range of `data`,
+                        // which outlives the call.
+                        let mine = unsafe {
+                            std::slice::from_raw_parts_mut(base.0.add(prong.task_index), count)
+                        };
+                        mine.iter_mut().for_each(|x| *x *= 1.000_001);
+                    });
+                }),
+            ));
+            drop(pool);
+            rows.push(Row {
+                workload: format!("scale, {n} f32 in place"),
+                cells,
+            });
+        }
     }
 
     if wanted("uneven") {

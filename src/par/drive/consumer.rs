@@ -9,6 +9,13 @@ pub(crate) trait Consumer<T>: Sync {
     /// Whether the call must use the static split (an exact `collect`,
     /// which needs each thread's output to be one contiguous run).
     const STATIC_ONLY: bool = false;
+    /// Whether the result, and the order in which one thread's items are
+    /// consumed, are the same however the positions are grouped into
+    /// blocks and ranges (`for_each`, `count`): a call that runs alone from
+    /// the start then folds all its positions as one block, skipping the
+    /// probe blocks and the per-range partials that only keep a float
+    /// reduction's bits independent of the decision.
+    const SPLIT_FREE: bool = false;
 
     /// A fresh partial.
     fn start(&self) -> Self::Acc;

@@ -171,6 +171,25 @@ impl<P: Producer, C: Consumer<P::Item>> Drop for SerialGuard<'_, '_, P, C> {
     }
 }
 
+/// The guard of [`Call::run_serial`]: if a fold (or a `start`) unwinds,
+/// cleans up positions `0..folded` (folded in full) and drops
+/// `handed..n` (never handed out; the unwinding block's own rest is its
+/// iterator's to drop).
+pub(super) struct SerialRest<'c, 'a, P: Producer, C: Consumer<P::Item>> {
+    pub(super) call: &'c Call<'a, P, C, C::Acc>,
+    pub(super) folded: usize,
+    pub(super) handed: usize,
+}
+
+impl<P: Producer, C: Consumer<P::Item>> Drop for SerialRest<'_, '_, P, C> {
+    fn drop(&mut self) {
+        // Only on unwinding: the normal path forgets it.
+        self.call.consumer.cleanup(0, self.folded);
+        // SAFETY: positions from `handed` on were never handed out.
+        unsafe { self.call.producer.drop_range(self.handed, self.call.n) };
+    }
+}
+
 /// After a claiming call (or as it unwinds): drops what no one claimed.
 pub(super) struct DropTail<'c, 'a, 'u, P: Producer, C: Consumer<P::Item>, U: Fn(usize) -> usize> {
     pub(super) call: &'c Call<'a, P, C, C::Acc>,

@@ -1,6 +1,8 @@
 //! A thread's walk through its static range, and the record each thread
 //! leaves in its slot.
 
+use super::{Consumer, STOP_BLOCK};
+use crate::par::iter::Config;
 use crate::par::producer::Producer;
 use crate::schedule::split::Shares;
 
@@ -75,6 +77,20 @@ impl Walk {
         }
     }
 
+    /// One walk over all `n` positions, with no probe blocks: a call that
+    /// runs alone from the start and whose consumer does not depend on
+    /// the split (`Consumer::SPLIT_FREE`).
+    #[inline]
+    pub(super) fn whole(n: usize) -> Self {
+        Walk {
+            begin: 0,
+            done: 0,
+            cursor: 0,
+            end: n,
+            grow: usize::MAX,
+        }
+    }
+
     /// For a boundless producer (`par_bridge`): drops the dead positions
     /// at the cursor unseen and moves past them (to the range's end if the
     /// rest is dead); they count as done, since they yield nothing. A no-op
@@ -145,6 +161,21 @@ pub(super) struct Blocks {
 }
 
 impl Blocks {
+    /// The bounds that `config` (`with_max_len`, `with_min_len`) and the
+    /// consumer (an early stop's block) set.
+    #[inline]
+    pub(super) fn of<T, C: Consumer<T>>(config: &Config) -> Self {
+        let mut max_block = config.max_len.max(1);
+        if C::STOPS {
+            max_block = max_block.min(STOP_BLOCK);
+        }
+        // `min` wins over `max`, as in rayon.
+        Blocks {
+            max: max_block.max(config.min_len),
+            min: config.min_len,
+        }
+    }
+
     /// The size of the next block of a range with `left` positions to go,
     /// given the size `want` (`1..=left`) the walk would take: `want`
     /// itself when `min` is 1. Otherwise at least `min`, and never leaving
