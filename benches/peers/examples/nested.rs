@@ -9,7 +9,14 @@
 //!
 //! Workloads:
 //! - `tree`: the sum of a balanced binary tree of boxed nodes (chili's own
-//!   benchmark), 1,023 and 16,777,215 nodes, a `join` at every node;
+//!   benchmark), 1,023 and 16,777,215 nodes, a `join` at every node. The
+//!   big tree comes in two memory layouts, because at that size the layout
+//!   decides the time: children allocated before their parent (chili's
+//!   benchmark; a walk that takes the right child first reads it in
+//!   address order, and chili's `join` runs its second closure first), and
+//!   parents before their children (a walk that takes the left child
+//!   first, as `join`'s callers write it, reads it in address order). Both
+//!   big rows also time the serial walk right child first;
 //! - `fib`: `fib(30)` with a `join` at every level, no manual cutoff, on 1
 //!   thread and on all of them;
 //! - `quicksort`, `mergesort`: rayon-demo-style recursive sorts of random
@@ -37,7 +44,8 @@ struct Node {
 }
 
 impl Node {
-    /// A tree of `2^levels - 1` nodes.
+    /// A tree of `2^levels - 1` nodes, each allocated after its children
+    /// (so its right subtree lies just below it in memory).
     fn tree(levels: u32) -> Option<Box<Node>> {
         (levels > 0).then(|| {
             Box::new(Node {
@@ -47,6 +55,29 @@ impl Node {
             })
         })
     }
+
+    /// The same tree, each node allocated before its children (so its left
+    /// subtree lies just above it in memory).
+    fn tree_parents_first(levels: u32) -> Option<Box<Node>> {
+        (levels > 0).then(|| {
+            let mut node = Box::new(Node {
+                value: u64::from(levels),
+                left: None,
+                right: None,
+            });
+            node.left = Node::tree_parents_first(levels - 1);
+            node.right = Node::tree_parents_first(levels - 1);
+            node
+        })
+    }
+}
+
+/// The serial tree sum, right child first (the order chili's `join` runs
+/// its closures in when no thread steals).
+fn tree_sum_right_first(node: &Node) -> u64 {
+    let right = node.right.as_deref().map_or(0, tree_sum_right_first);
+    let left = node.left.as_deref().map_or(0, tree_sum_right_first);
+    node.value + left + right
 }
 
 /// One `join` implementation: what the recursive workloads are written over.
@@ -262,16 +293,27 @@ fn main() {
     println!("|---|---|");
 
     if wanted("tree") {
-        for levels in [10u32, 24] {
+        for (levels, parents_first) in [(10u32, false), (24, false), (24, true)] {
             let levels = if levels > 10 && scale > 1 {
                 levels - scale.ilog2().min(levels - 11)
             } else {
                 levels
             };
-            let tree = Node::tree(levels).expect("a tree");
+            let tree = if parents_first {
+                Node::tree_parents_first(levels)
+            } else {
+                Node::tree(levels)
+            }
+            .expect("a tree");
             let expected = tree_sum(&Serial, &tree);
+            let big = levels > 10;
+            let layout = match (big, parents_first) {
+                (false, _) => "",
+                (true, false) => ", children allocated first",
+                (true, true) => ", parents allocated first",
+            };
             let mut row = Row {
-                name: format!("tree sum, {} nodes", (1u64 << levels) - 1),
+                name: format!("tree sum, {} nodes{layout}", (1u64 << levels) - 1),
                 cells: Vec::new(),
             };
             row.cells.push((
@@ -280,6 +322,14 @@ fn main() {
                     black_box(tree_sum(&Serial, black_box(&tree)));
                 }),
             ));
+            if big {
+                row.cells.push((
+                    "serial, right child first",
+                    time(&mut || {
+                        assert_eq!(tree_sum_right_first(black_box(&tree)), expected);
+                    }),
+                ));
+            }
             row.cells.push((
                 "tine",
                 time(&mut || {
