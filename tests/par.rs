@@ -392,8 +392,8 @@ fn owned_items_are_dropped_exactly_once_under_early_stop_and_panics() {
             // A panic in `for_each`, whose serial path is the plain loop over
             // every position (in blocks only with `with_max_len`).
             for max_len in [usize::MAX, 7] {
-                let visited = AtomicUsize::new(0);
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let (visited, seen) = (AtomicUsize::new(0), AtomicUsize::new(0));
+                let walk = |panic_at: Option<u64>| {
                     make(n)
                         .into_par_iter()
                         .with_pool(pool)
@@ -401,25 +401,21 @@ fn owned_items_are_dropped_exactly_once_under_early_stop_and_panics() {
                         .with_max_len(max_len)
                         .for_each(|c| {
                             visited.fetch_add(1, Relaxed);
-                            if c.1 == bad {
+                            seen.fetch_add(c.1 as usize + 1, Relaxed);
+                            if Some(c.1) == panic_at {
                                 panic!("item 12345");
                             }
                         })
-                }));
+                };
+                let result =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| walk(Some(bad))));
                 assert!(result.is_err());
                 assert_eq!(drops.swap(0, Relaxed), n as usize, "{schedule:?} {over:?}");
-                let visited = visited.into_inner();
-                assert!(visited > 0 && visited <= n as usize, "{visited}");
+                let visits = visited.swap(0, Relaxed);
+                assert!(visits > 0 && visits <= n as usize, "{visits}");
                 // Without the panic, every item is visited once.
-                let seen = AtomicUsize::new(0);
-                make(n)
-                    .into_par_iter()
-                    .with_pool(pool)
-                    .schedule(schedule)
-                    .with_max_len(max_len)
-                    .for_each(|c| {
-                        seen.fetch_add(c.1 as usize + 1, Relaxed);
-                    });
+                seen.store(0, Relaxed);
+                walk(None);
                 let n = n as usize;
                 assert_eq!(seen.into_inner(), n * (n + 1) / 2);
                 assert_eq!(drops.swap(0, Relaxed), n);

@@ -209,14 +209,14 @@ impl Cutoff {
         let Some(started) = self.started else {
             return self.decision;
         };
-        let elapsed = started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64;
+        let elapsed = nanos_since(started);
         let more = !last && done < self.positions;
         // One item is a poor sample (a cold cache, a first allocation), so
         // it decides alone only if it took a whole fork's worth.
         if more && (elapsed < PROBE_NS || (done < 2 && elapsed < FORK_WORTH_NS)) {
             return Decision::Undecided;
         }
-        let ps = elapsed.saturating_mul(1000) / done.max(1) as u64;
+        let ps = ps_per_position(elapsed, done);
         self.remember(ps);
         let left = self.positions - done.min(self.positions);
         self.decision = Self::judge(ps, left);
@@ -255,6 +255,16 @@ impl Cutoff {
     }
 }
 
+/// Nanoseconds since `started`, saturating.
+fn nanos_since(started: Instant) -> u64 {
+    started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64
+}
+
+/// The cost per position, in ps, of `positions` positions run in `nanos`.
+fn ps_per_position(nanos: u64, positions: usize) -> u64 {
+    nanos.saturating_mul(1000) / positions.max(1) as u64
+}
+
 impl Drop for Cutoff {
     /// A call measured whole remembers its rate when it ends (not when it
     /// unwinds: a panicking call's time says nothing about the next).
@@ -263,8 +273,7 @@ impl Drop for Cutoff {
             return;
         }
         if let Some(started) = self.started {
-            let elapsed = started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64;
-            self.remember(elapsed.saturating_mul(1000) / self.positions.max(1) as u64);
+            self.remember(ps_per_position(nanos_since(started), self.positions));
         }
     }
 }
