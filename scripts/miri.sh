@@ -44,6 +44,7 @@ all)
         miri "$borrows" ignore --test core -- --exact $static_pool
     done
     miri stacked ignore --test nest
+    miri stacked check --test nest_deep
     miri stacked check --test stream
     miri stacked ignore --test par
     miri stacked ignore --lib par::sort

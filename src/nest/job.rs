@@ -1,6 +1,6 @@
 //! Jobs: a join's second closure in the joiner's frame ([`StackJob`]), a
 //! scope's spawned closure on the heap ([`HeapJob`]), both behind a
-//! [`Header`] that the pending lists, the slots and the runners see.
+//! [`Header`] that the pending frames, the slots and the runners see.
 //!
 //! A runner reaches a job only through a raw `*const Header`, and the
 //! functions it calls with it take raw pointers, never references: the
@@ -10,6 +10,7 @@
 
 use crate::sync::{AtomicBool, Ordering, UnsafeCell};
 use core::cell::Cell;
+use core::mem::{ManuallyDrop, MaybeUninit};
 use std::boxed::Box;
 
 /// What every job starts with (`repr(C)`: a job's address is its header's).
@@ -19,33 +20,25 @@ pub(crate) struct Header {
     execute: unsafe fn(*const Header),
     /// Set (Release) by the runner of a claimed stack job as its last touch.
     latch: AtomicBool,
-    /// A spawned job: nobody waits for it by address.
-    heap: bool,
     /// The owner moved it into its slot (owner-only).
     promoted: Cell<bool>,
-    /// The owner's pending list (owner-only, while the job is in it).
+    /// A join's job: the next older open join's job on the owner's
+    /// thread, or null (owner-only; `worker.rs`).
     pub(super) prev: Cell<*const Header>,
-    pub(super) next: Cell<*const Header>,
 }
 
 impl Header {
-    fn new(execute: unsafe fn(*const Header), heap: bool) -> Self {
+    fn new(execute: unsafe fn(*const Header)) -> Self {
         Header {
             execute,
             latch: AtomicBool::new(false),
-            heap,
             promoted: Cell::new(false),
             prev: Cell::new(core::ptr::null()),
-            next: Cell::new(core::ptr::null()),
         }
     }
 
-    /// Whether this is a spawned (heap) job.
-    pub(super) fn is_heap(&self) -> bool {
-        self.heap
-    }
-
     /// Whether the owner promoted it (owner-only).
+    #[inline]
     pub(super) fn is_promoted(&self) -> bool {
         self.promoted.get()
     }
@@ -89,46 +82,63 @@ unsafe fn set_latch(job: *const Header) {
     unsafe { (*latch).store(true, Ordering::Release) };
 }
 
-/// A join's B: the closure and the slot for its result, in the joiner's
-/// frame. `F` receives whether it runs on a thread other than the joiner's.
+/// A join's B: the closure and the room for a runner's result, in the
+/// joiner's frame. `F` receives whether it runs on a thread other than the
+/// joiner's. The closure is taken exactly once (by the joiner, or by the
+/// thread that claimed the job), and the result is written only by such a
+/// thread, so neither needs a flag or drop glue: a join's fast path neither
+/// tests nor clears them.
 #[repr(C)]
 pub(crate) struct StackJob<F, R> {
     header: Header,
-    func: UnsafeCell<Option<F>>,
-    result: UnsafeCell<Option<std::thread::Result<R>>>,
+    func: UnsafeCell<ManuallyDrop<F>>,
+    result: UnsafeCell<MaybeUninit<std::thread::Result<R>>>,
 }
 
 impl<F: FnOnce(bool) -> R, R> StackJob<F, R> {
     /// A job for `func`; it must not move once its header is published.
+    #[inline]
     pub(crate) fn new(func: F) -> Self {
         StackJob {
-            header: Header::new(Self::execute, false),
-            func: UnsafeCell::new(Some(func)),
-            result: UnsafeCell::new(None),
+            header: Header::new(Self::execute),
+            func: UnsafeCell::new(ManuallyDrop::new(func)),
+            result: UnsafeCell::new(MaybeUninit::uninit()),
         }
     }
 
-    /// The header, for the pending list and the slot. Derived from the
+    /// The header, for the pending frames and the slot. Derived from the
     /// whole job (`repr(C)`, header first), so a runner may reach the other
     /// fields through it.
+    #[inline]
     pub(crate) fn header(&self) -> *const Header {
         (self as *const Self).cast::<Header>()
     }
 
-    /// Runs the closure on the joiner's own thread (never promoted, or
-    /// taken back). Returns `None` if it already ran (never, by the
-    /// protocol).
-    pub(crate) fn run_inline(&self) -> Option<R> {
-        // SAFETY: the joiner owns the job again: no runner touches it.
-        let func = self.func.with_mut(|func| unsafe { (*func).take() })?;
-        Some(func(false))
+    /// Runs the closure on the joiner's own thread.
+    ///
+    /// # Safety
+    /// The job was never claimed by another thread (never promoted, or
+    /// taken back), and its closure was not taken before: call once.
+    #[inline]
+    pub(crate) unsafe fn run_inline(&self) -> R {
+        // SAFETY: by the contract, the closure is still here and no runner
+        // touches the job; it is taken once.
+        let func = self
+            .func
+            .with_mut(|func| unsafe { ManuallyDrop::take(&mut *func) });
+        func(false)
     }
 
-    /// The result a runner left, once the latch is seen.
-    pub(crate) fn take_result(&self) -> Option<std::thread::Result<R>> {
-        // SAFETY: the latch's Acquire ordered the runner's write before this,
-        // and the runner no longer touches the job.
-        self.result.with_mut(|result| unsafe { (*result).take() })
+    /// The result the runner left.
+    ///
+    /// # Safety
+    /// The latch was seen set (`Header::probe`), and the result was not
+    /// taken before: call once.
+    pub(crate) unsafe fn take_result(&self) -> std::thread::Result<R> {
+        // SAFETY: the latch's Acquire ordered the runner's write before
+        // this; the runner no longer touches the job; read once.
+        self.result
+            .with_mut(|result| unsafe { (*result).assume_init_read() })
     }
 
     /// The runner's side: call the closure, store its result or panic, set
@@ -139,32 +149,52 @@ impl<F: FnOnce(bool) -> R, R> StackJob<F, R> {
     /// thread claimed.
     unsafe fn execute(this: *const Header) {
         let job = this.cast::<Self>();
-        // SAFETY: claimed, so ours until the latch; the fields are reached
-        // through the raw pointer, with no reference outliving this block.
-        let func = unsafe { (*job).func.with_mut(|func| (*func).take()) };
-        if let Some(func) = func {
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| func(true)));
-            // SAFETY: as above.
-            unsafe { (*job).result.with_mut(|slot| *slot = Some(result)) };
-        }
+        // SAFETY: claimed, so ours until the latch, and its closure is
+        // still there (the joiner takes it only if no one claimed the job);
+        // the fields are reached through the raw pointer, with no reference
+        // outliving this block.
+        let func = unsafe { (*job).func.with_mut(|func| ManuallyDrop::take(&mut *func)) };
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| func(true)));
+        // SAFETY: as above.
+        unsafe { (*job).result.with_mut(|slot| (*slot).write(result)) };
         // SAFETY: the last touch, through the raw header pointer.
         unsafe { set_latch(this) };
+    }
+}
+
+/// A spawned job's header and its links in its owner's list of spawned
+/// jobs (owner-only, while it is in the list; `repr(C)`, header first).
+#[repr(C)]
+pub(crate) struct Spawned {
+    header: Header,
+    pub(super) prev: Cell<*const Spawned>,
+    pub(super) next: Cell<*const Spawned>,
+}
+
+impl Spawned {
+    /// The header of the spawned job at `this`.
+    pub(super) fn header(this: *const Spawned) -> *const Header {
+        this.cast()
     }
 }
 
 /// A spawned job: boxed, freed by whoever runs it (before the closure runs).
 #[repr(C)]
 pub(crate) struct HeapJob<F> {
-    header: Header,
+    spawned: Spawned,
     func: F,
 }
 
 impl<F: FnOnce() + Send> HeapJob<F> {
     /// Boxes `func`; the pointer is a job that frees itself when run. `func`
     /// must not unwind.
-    pub(crate) fn into_raw(func: F) -> *const Header {
+    pub(crate) fn into_raw(func: F) -> *const Spawned {
         let job = Box::new(HeapJob {
-            header: Header::new(Self::execute, true),
+            spawned: Spawned {
+                header: Header::new(Self::execute),
+                prev: Cell::new(core::ptr::null()),
+                next: Cell::new(core::ptr::null()),
+            },
             func,
         });
         Box::into_raw(job).cast_const().cast()

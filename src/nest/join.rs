@@ -123,8 +123,7 @@ where
 
 /// Runs `b` (through `run_b`) if `a` unwinds: armed while `a` runs, so the
 /// fast path needs no `catch_unwind`. On the way out of a panicking `a`,
-/// `b` still runs (or is waited for), and its own panic is dropped: `a`'s
-/// resumes.
+/// `b` still runs, and its own panic is dropped: `a`'s resumes.
 struct OnUnwind<G: FnMut()> {
     run_b: G,
 }
@@ -136,6 +135,26 @@ impl<G: FnMut()> Drop for OnUnwind<G> {
         // A second panic while unwinding would abort: `b`'s is caught and
         // dropped.
         drop(catch_unwind(AssertUnwindSafe(run_b)));
+    }
+}
+
+/// A region join's unwind guard: finishes B ([`finish_b`]) if `a` unwinds,
+/// so the fast path needs no `catch_unwind`. B's own panic is dropped:
+/// `a`'s resumes.
+struct FinishOnUnwind<'a, F: FnOnce(bool) -> R, R> {
+    worker: &'a Worker,
+    job: &'a StackJob<F, R>,
+}
+
+impl<F: FnOnce(bool) -> R, R> Drop for FinishOnUnwind<'_, F, R> {
+    #[cold]
+    fn drop(&mut self) {
+        // SAFETY: the guard is dropped only while `a` unwinds (it is
+        // forgotten otherwise), so this is the join's only `finish_b`.
+        let finish = || drop(unsafe { finish_b(self.worker, self.job) });
+        // A second panic while unwinding would abort: `b`'s is caught and
+        // dropped.
+        drop(catch_unwind(AssertUnwindSafe(finish)));
     }
 }
 
@@ -178,59 +197,63 @@ where
         return join_on_serial(a, b);
     }
     let job = StackJob::new(|migrated| b(FnContext::new(migrated)));
-    let header = job.header();
-    worker.push(header);
+    worker.open(job.header());
     worker.tick_in_region();
     if EAGER {
         worker.offer_now();
     }
     // If `a` panics, B is still run or waited for before the panic goes on.
-    let guard = OnUnwind {
-        run_b: || drop(finish_b(worker, &job)),
-    };
+    let guard = FinishOnUnwind { worker, job: &job };
     let ra = a(FnContext::new(false));
     core::mem::forget(guard);
-    let rb = match finish_b(worker, &job) {
-        Some(Ok(rb)) => rb,
-        Some(Err(payload)) => resume_unwind(payload),
-        None => unreachable!("b runs once, after a"),
-    };
-    (ra, rb)
+    // SAFETY: the guard is forgotten: this is the only call.
+    match unsafe { finish_b(worker, &job) } {
+        Ok(rb) => (ra, rb),
+        Err(payload) => resume_unwind(payload),
+    }
 }
 
-/// After A: runs B here if it is still ours (never promoted, or taken back),
-/// else waits for its runner, running other jobs meanwhile. `Err` is a
-/// panic of a runner on another thread (one here unwinds at once). Called
-/// once per join: after A, or by the guard if A unwinds.
+/// After A: closes the join; runs B here if it is still ours (never
+/// promoted, or taken back), else waits for its runner, running other jobs
+/// meanwhile. `Err` is a panic of a runner on another thread (one here
+/// unwinds at once).
+///
+/// # Safety
+/// Called once per join: after A, or by the guard if A unwinds.
 #[inline]
-fn finish_b<F: FnOnce(bool) -> R, R>(
+unsafe fn finish_b<F: FnOnce(bool) -> R, R>(
     worker: &Worker,
     job: &StackJob<F, R>,
-) -> Option<std::thread::Result<R>> {
-    let header = job.header();
+) -> std::thread::Result<R> {
+    worker.close(job.header());
     // SAFETY: our own job, alive in this frame; the flag is owner-only.
-    let promoted = unsafe { (*header).is_promoted() };
-    if !promoted {
-        worker.unlink(header);
-        return job.run_inline().map(Ok);
+    if !unsafe { (*job.header()).is_promoted() } {
+        // SAFETY: never promoted, so never claimed; called once.
+        return Ok(unsafe { job.run_inline() });
     }
-    finish_promoted(worker, job)
+    // SAFETY: as this function's.
+    unsafe { finish_promoted(worker, job) }
 }
 
 /// B was promoted: take it back, or wait for the thread that claimed it.
+///
+/// # Safety
+/// As [`finish_b`].
 #[cold]
 #[inline(never)]
-fn finish_promoted<F: FnOnce(bool) -> R, R>(
+unsafe fn finish_promoted<F: FnOnce(bool) -> R, R>(
     worker: &Worker,
     job: &StackJob<F, R>,
-) -> Option<std::thread::Result<R>> {
+) -> std::thread::Result<R> {
     let header = job.header();
     if worker.take_back(header) {
-        return job.run_inline().map(Ok);
+        // SAFETY: taken back, so no one else claimed it; called once.
+        return Ok(unsafe { job.run_inline() });
     }
     // SAFETY: alive until this frame ends; the latch is set last.
     worker.wait_until(|| unsafe { (*header).probe() });
-    job.take_result()
+    // SAFETY: the latch is set; called once.
+    unsafe { job.take_result() }
 }
 
 #[cfg(all(test, not(loom)))]

@@ -24,18 +24,20 @@
 //!
 //! # One join (`join.rs`)
 //!
-//! 1. The joiner puts B in a job on its own stack frame and pushes it on
-//!    its worker's pending list (owner-only, intrusive, no atomics).
+//! 1. The joiner puts B in a job on its own stack frame and links it in
+//!    front of its worker's chain of open joins (owner-only, no atomics:
+//!    three stores, see `worker.rs`).
 //! 2. It loads its own `wanted` (Relaxed). If set, it promotes the OLDEST
-//!    pending job: unlinks it and stores it in its `shared` slot (Release),
-//!    then rings the doorbell.
+//!    pending job (an open join's job not yet promoted, among its 64
+//!    newest open joins, else the oldest spawned one): marks it and stores
+//!    it in its `shared` slot (Release), then rings the doorbell.
 //! 3. It runs A, with a guard armed that finishes B (step 4) if A unwinds;
 //!    no `catch_unwind` on the fast path.
-//! 4. If B was never promoted, it unlinks B and runs it inline. If it was,
-//!    it tries to take it back: a compare-exchange of `shared` from B to
-//!    null. If that fails, a thief claimed B, and the joiner waits for B's
-//!    latch, running its own spawned jobs and stealing promoted ones
-//!    meanwhile (never parking).
+//! 4. It closes the join (unlinks its job). If B was never promoted,
+//!    it runs B inline. If it was, it tries to take it back: a
+//!    compare-exchange of `shared` from B to null. If that fails, a thief
+//!    claimed B, and the joiner waits for B's latch, running its own
+//!    spawned jobs and stealing promoted ones meanwhile (never parking).
 //! 5. A's panic, else B's, resumes once both sides have finished (B's own
 //!    panic is dropped while A's unwinds; B run inline unwinds directly).
 //!
@@ -50,6 +52,11 @@
 //!   store). The latch store is the runner's last touch of the job, made
 //!   through a raw pointer from a function holding no reference into the
 //!   job, so the joiner may free the frame the moment it sees it.
+//! - A worker's chain holds exactly its open joins' jobs, newest first: a
+//!   join links its job in front when it opens and puts the previous head
+//!   back when it closes, after every join opened inside it has closed.
+//!   Promotion takes only a job in the chain, only if unmarked, and marks
+//!   it: no job is offered twice, and none after its join closed.
 //! - When a join ends, its owner's slot holds that join's job or a job of
 //!   an outer frame or nothing: jobs promoted inside A belong to joins that
 //!   have ended. So the take-back compare-exchange fails exactly when B was
@@ -70,7 +77,10 @@
 //!   Acquire fence pairs with that fence, so the promotion answering the
 //!   request sees the announcement and rings. So a parked idle thread
 //!   always has a request outstanding, even when the job that answered its
-//!   previous one was taken back before it looked.
+//!   previous one was taken back before it looked. A region starts with
+//!   thread 0 already asked (`region.rs`, `reset`), on behalf of the idle
+//!   threads its fork starts: a request that no thread made only offers a
+//!   job early.
 //! - Waits for a latch or a scope never park: they run jobs, spin and yield,
 //!   so no cycle of waiting threads can form, however deep the nesting.
 //!   Only idle threads park, on the doorbell, with the Dekker handshake of
@@ -80,8 +90,8 @@
 //!
 //! - `mod.rs`: [`Nest`] and [`Slot`].
 //! - `job.rs`: jobs on the stack and on the heap, and the latch.
-//! - `worker.rs`: a thread's worker: pending list, promotion, stealing,
-//!   waiting.
+//! - `worker.rs`: a thread's worker: open joins, spawned jobs,
+//!   promotion, stealing, waiting.
 //! - `region.rs`: entering a region; the idle loop; a pool's fork made from
 //!   inside a region of its own team.
 //! - `join.rs`, `scope.rs`: the public calls.

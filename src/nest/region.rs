@@ -12,12 +12,16 @@ use core::cell::Cell;
 
 impl Nest {
     /// Before a region's fork is published (the team's `prepare`): clear
-    /// the end flag and stale requests. The generation's Release store
-    /// publishes these writes.
+    /// the end flag and stale requests, and ask thread 0 (the caller, which
+    /// runs the root) for work on behalf of the idle threads about to
+    /// start: the root's first join then offers its second closure at once,
+    /// not after a request has crossed from a waking thread (a cache-line
+    /// transfer each way). The generation's Release store publishes these
+    /// writes.
     fn reset(&self) {
         self.done.store(false, Ordering::Relaxed);
-        for slot in self.slots.iter() {
-            slot.wanted.store(false, Ordering::Relaxed);
+        for (index, slot) in self.slots.iter().enumerate() {
+            slot.wanted.store(index == 0, Ordering::Relaxed);
         }
     }
 

@@ -1,7 +1,7 @@
 //! [`scope`] and [`Scope::spawn`]: tasks that borrow the caller's stack,
 //! all finished before `scope` returns.
 
-use super::job::{run, HeapJob};
+use super::job::{run, HeapJob, Spawned};
 use super::region::on_current_pool;
 use super::worker::Worker;
 use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
@@ -154,13 +154,13 @@ impl<'scope> Scope<'scope> {
         });
         match Worker::current() {
             Some(worker) => {
-                worker.push(job);
+                worker.push_spawned(job);
                 worker.tick();
             }
             // A thread outside any region (say, one the caller started):
             // the task runs here and now.
             // SAFETY: ours alone: never published.
-            None => unsafe { run(job) },
+            None => unsafe { run(Spawned::header(job)) },
         }
     }
 

@@ -1,26 +1,47 @@
-//! A thread's worker inside a region: its pending list (owner-only, an
-//! intrusive doubly linked list through the jobs' headers, so a join can
-//! unlink its own job in O(1)), promotion on demand, stealing, and the
-//! waits that run jobs instead of sleeping.
+//! A thread's worker inside a region: its open joins (owner-only, a chain
+//! from the newest open join's job through each job's `prev`, so a join
+//! records and drops its job with three stores and no branch), its spawned
+//! jobs (an owner-only intrusive doubly linked list), promotion on demand,
+//! stealing, and the waits that run jobs instead of sleeping.
+//!
+//! # Open joins
+//!
+//! A join opens by linking its job in front of the chain (`prev` = the
+//! newest open join's job, then `newest_join` = its own) and closes by
+//! putting its `prev` back, so the chain holds exactly this thread's open
+//! joins' jobs, newest first. No value stored depends on a value just
+//! loaded from the worker (the job's address comes from the stack
+//! pointer): a counter of open joins, tried instead, made every join wait
+//! on the previous one's store. A pending job is an open join's job not
+//! yet promoted (its owner-only flag); promotion offers the oldest one
+//! among the newest `WINDOW` open joins, found by a walk that only
+//! promotions make. A join more than `WINDOW` below the newest is not
+//! offered while the deeper ones are open (its `b` may run inline);
+//! nothing else depends on the window.
 
-use super::job::{run, Header};
+use super::job::{run, Header, Spawned};
 use super::{Nest, Slot};
 use core::cell::Cell;
 use core::ptr;
 
+/// How many of the newest open joins a promotion looks at.
+const WINDOW: usize = 64;
+
 /// One thread's state in a region (or in a serial stand-in for one). Lives
 /// on that thread's stack; the thread-local points to it meanwhile.
 pub(crate) struct Worker {
+    /// A real region (false: the team was busy; no slots, joins inline).
+    region: bool,
+    /// `nest.slots[index]`, kept for the join's request check.
+    slot: *const Slot,
+    /// The newest open join's job, or null (see the module head).
+    newest_join: Cell<*const Header>,
     nest: *const Nest,
     /// This thread's slot index.
     index: usize,
-    /// `nest.slots[index]`, kept for the join's request check.
-    slot: *const Slot,
-    /// A real region (false: the team was busy; no slots, joins inline).
-    region: bool,
-    /// The pending list: newest and oldest jobs, or null.
-    newest: Cell<*const Header>,
-    oldest: Cell<*const Header>,
+    /// Spawned jobs not yet run: newest and oldest, or null.
+    newest: Cell<*const Spawned>,
+    oldest: Cell<*const Spawned>,
 }
 
 std::thread_local! {
@@ -47,6 +68,7 @@ impl Worker {
             index,
             slot: &*nest.slots[index],
             region,
+            newest_join: Cell::new(ptr::null()),
             newest: Cell::new(ptr::null()),
             oldest: Cell::new(ptr::null()),
         }
@@ -109,12 +131,46 @@ impl Worker {
         unsafe { &*self.slot }
     }
 
-    /// Pushes `job` as the newest pending job.
+    /// Opens a join whose job is `job` (alive until the join closes):
+    /// links it in front of the open joins.
     #[inline]
-    pub(crate) fn push(&self, job: *const Header) {
-        // SAFETY: pending jobs are alive (a stack job until its join
-        // unlinks it, a heap job until run), and only this thread touches
-        // their links.
+    pub(crate) fn open(&self, job: *const Header) {
+        // SAFETY: the caller's job, alive; `prev` is owner-only.
+        unsafe { (*job).prev.set(self.newest_join.get()) };
+        self.newest_join.set(job);
+    }
+
+    /// Closes the join whose job is `job`, the newest open one (every join
+    /// opened after it has closed).
+    #[inline]
+    pub(crate) fn close(&self, job: *const Header) {
+        // SAFETY: as in `open`.
+        self.newest_join.set(unsafe { (*job).prev.get() });
+    }
+
+    /// The oldest open join's job not yet promoted, among the newest
+    /// `WINDOW` (see the module head).
+    fn oldest_pending(&self) -> Option<*const Header> {
+        let mut job = self.newest_join.get();
+        let mut oldest = None;
+        for _ in 0..WINDOW {
+            // SAFETY: the chain holds open joins' jobs, alive in their
+            // frames; `prev` and the flag are owner-only.
+            let Some(open) = (unsafe { job.as_ref() }) else {
+                break;
+            };
+            if !open.is_promoted() {
+                oldest = Some(job);
+            }
+            job = open.prev.get();
+        }
+        oldest
+    }
+
+    /// Pushes `job` as the newest spawned job.
+    pub(crate) fn push_spawned(&self, job: *const Spawned) {
+        // SAFETY: listed spawned jobs are alive until run, and only this
+        // thread touches their links.
         unsafe {
             (*job).prev.set(self.newest.get());
             (*job).next.set(ptr::null());
@@ -126,10 +182,9 @@ impl Worker {
         self.newest.set(job);
     }
 
-    /// Removes `job`, which is in the list.
-    #[inline]
-    pub(crate) fn unlink(&self, job: *const Header) {
-        // SAFETY: as in `push`.
+    /// Removes `job`, which is in the list of spawned jobs.
+    fn unlink(&self, job: *const Spawned) {
+        // SAFETY: as in `push_spawned`.
         unsafe {
             let (prev, next) = ((*job).prev.get(), (*job).next.get());
             match prev.as_ref() {
@@ -143,15 +198,35 @@ impl Worker {
         }
     }
 
-    /// Removes and returns the newest pending job if it is a spawned one.
-    fn pop_newest_heap(&self) -> Option<*const Header> {
+    /// Removes and returns the newest spawned job.
+    fn pop_newest_spawned(&self) -> Option<*const Header> {
         let newest = self.newest.get();
-        // SAFETY: as in `push`.
-        if newest.is_null() || !unsafe { (*newest).is_heap() } {
+        if newest.is_null() {
             return None;
         }
         self.unlink(newest);
-        Some(newest)
+        Some(Spawned::header(newest))
+    }
+
+    /// Removes and returns the job to offer: the oldest pending join's job
+    /// (marked promoted), else the oldest spawned job.
+    fn take_oldest(&self) -> Option<*const Header> {
+        if let Some(job) = self.oldest_pending() {
+            // SAFETY: an open join's job, alive; owner-only flag.
+            unsafe { (*job).mark_promoted() };
+            return Some(job);
+        }
+        let oldest = self.oldest.get();
+        if oldest.is_null() {
+            return None;
+        }
+        self.unlink(oldest);
+        Some(Spawned::header(oldest))
+    }
+
+    /// Whether there is a job to offer.
+    fn has_pending(&self) -> bool {
+        !self.oldest.get().is_null() || self.oldest_pending().is_some()
     }
 
     /// Promotes the oldest pending job if an idle thread asked: one
@@ -178,8 +253,7 @@ impl Worker {
         // below sees the asker's announcement.
         crate::sync::fence(crate::sync::Ordering::Acquire);
         let slot = self.slot();
-        let oldest = self.oldest.get();
-        if oldest.is_null() {
+        if !self.has_pending() {
             // Nothing to give yet: keep the request for the next join.
             return;
         }
@@ -188,16 +262,16 @@ impl Worker {
         if !slot.is_empty() {
             return;
         }
-        self.offer_oldest(oldest);
+        self.offer_oldest();
     }
 
-    /// Moves `oldest`, the oldest pending job, into the empty slot and
-    /// rings for parked idle threads.
-    fn offer_oldest(&self, oldest: *const Header) {
-        self.unlink(oldest);
-        // SAFETY: pending, so alive; owner-only flag.
-        unsafe { (*oldest).mark_promoted() };
-        self.slot().offer(oldest);
+    /// Moves the oldest pending job, if any, into the empty slot and rings
+    /// for parked idle threads.
+    fn offer_oldest(&self) {
+        let Some(job) = self.take_oldest() else {
+            return;
+        };
+        self.slot().offer(job);
         // The doorbell's Dekker handshake (its fence, then the sleepers
         // count) pairs with a parker's announcement, fence and `has_work`.
         self.nest().bell.ring();
@@ -209,12 +283,8 @@ impl Worker {
     /// could leave idle threads waiting for a whole part. Clears no request:
     /// an asker finds the job anyway.
     pub(crate) fn offer_now(&self) {
-        if !self.region || !self.slot().is_empty() {
-            return;
-        }
-        let oldest = self.oldest.get();
-        if !oldest.is_null() {
-            self.offer_oldest(oldest);
+        if self.region && self.slot().is_empty() {
+            self.offer_oldest();
         }
     }
 
@@ -227,7 +297,7 @@ impl Worker {
     /// A job to run: this thread's newest spawned job, else a promoted one
     /// from any slot (this thread's own last).
     pub(crate) fn find_work(&self) -> Option<*const Header> {
-        if let Some(job) = self.pop_newest_heap() {
+        if let Some(job) = self.pop_newest_spawned() {
             return Some(job);
         }
         if !self.region {
@@ -242,7 +312,7 @@ impl Worker {
     /// A job of this thread's own to run: its newest spawned job, else the
     /// job in its slot.
     pub(crate) fn find_local_work(&self) -> Option<*const Header> {
-        self.pop_newest_heap()
+        self.pop_newest_spawned()
             .or_else(|| self.region.then(|| self.slot().claim()).flatten())
     }
 

@@ -18,7 +18,8 @@
 //!   first, as `join`'s callers write it, reads it in address order). Both
 //!   big rows also time the serial walk right child first;
 //! - `fib`: `fib(30)` with a `join` at every level, no manual cutoff, on 1
-//!   thread and on all of them;
+//!   thread and on all of them, and serially with both calls made (the
+//!   plain serial `fib` compiles its second call into a loop);
 //! - `quicksort`, `mergesort`: rayon-demo-style recursive sorts of random
 //!   `u32`, written once over a `join` function (serial below 1,000 items);
 //! - `sort`: `par_sort_unstable` and `par_sort` of random `u64`, and of
@@ -166,6 +167,19 @@ fn fib_serial(n: u32) -> u64 {
         return u64::from(n);
     }
     fib_serial(n - 1) + fib_serial(n - 2)
+}
+
+/// `fib` making both of its calls, as every `join` must (its second
+/// closure may run on another thread): `fib_serial` compiles to one call
+/// per level and a loop for `fib(n - 2)`, which no `join` can match. The
+/// second call goes through a function pointer the compiler cannot see
+/// through, so it stays a call.
+fn fib_both_calls(n: u32) -> u64 {
+    if n < 2 {
+        return u64::from(n);
+    }
+    let opaque: fn(u32) -> u64 = black_box(fib_both_calls);
+    fib_both_calls(n - 1) + opaque(n - 2)
 }
 
 fn tree_sum_serial(node: &Node) -> u64 {
@@ -395,6 +409,12 @@ fn main() {
             "serial",
             time(&mut || {
                 black_box(fib_serial(black_box(n)));
+            }),
+        ));
+        row.cells.push((
+            "serial, both calls made",
+            time(&mut || {
+                black_box(fib_both_calls(black_box(n)));
             }),
         ));
         row.cells.push((
