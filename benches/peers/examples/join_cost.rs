@@ -1,0 +1,137 @@
+//! The cost of a `join`, for checking a change to `src/nest/` against the
+//! commit before it (build each side in its own worktree, run them in
+//! turns): `fib(30)` with a `join` at every level and the sum of a
+//! 1,023-node tree, each serially, on a 1-thread pool and on a 2-thread
+//! pool, and an empty region (an `install` of one `join` of two empty
+//! closures), in `JOIN_ROUNDS` rounds (default 3). A cell is the median of
+//! batches of at least 200 µs, with its ratio to the serial cell of its
+//! workload in the same round.
+//!
+//! ```text
+//! cargo run --release -p tine-peers --example join_cost
+//! ```
+//!
+//! `JOIN_COUNT=MODE:N` instead runs `fib(N)` once in MODE (`serial`, `one`
+//! for the 1-thread pool, `two` for the 2-thread pool), for an instruction
+//! counter: the count of `fib(22)` minus that of `fib(20)`, over the 17,711
+//! joins between them, is the cost of one join and one level of `fib`
+//! (callgrind, `--separate-threads=yes`, the main thread's file):
+//!
+//! ```text
+//! JOIN_COUNT=two:22 valgrind --tool=callgrind --separate-threads=yes \
+//!     target/release/examples/join_cost
+//! ```
+
+use std::hint::black_box;
+use std::time::Duration;
+use tine_peers::timing::median_seconds;
+
+/// A node of a balanced binary tree, allocated after its children.
+struct Node {
+    value: u64,
+    left: Option<Box<Node>>,
+    right: Option<Box<Node>>,
+}
+
+fn tree(levels: u32) -> Option<Box<Node>> {
+    (levels > 0).then(|| {
+        Box::new(Node {
+            value: u64::from(levels),
+            left: tree(levels - 1),
+            right: tree(levels - 1),
+        })
+    })
+}
+
+fn tree_serial(node: &Node) -> u64 {
+    let left = node.left.as_deref().map_or(0, tree_serial);
+    let right = node.right.as_deref().map_or(0, tree_serial);
+    node.value + left + right
+}
+
+fn tree_tine(node: &Node) -> u64 {
+    let (left, right) = tine::join(
+        || node.left.as_deref().map_or(0, tree_tine),
+        || node.right.as_deref().map_or(0, tree_tine),
+    );
+    node.value + left + right
+}
+
+fn fib_serial(n: u32) -> u64 {
+    if n < 2 {
+        return u64::from(n);
+    }
+    fib_serial(n - 1) + fib_serial(n - 2)
+}
+
+fn fib_tine(n: u32) -> u64 {
+    if n < 2 {
+        return u64::from(n);
+    }
+    let (a, b) = tine::join(|| fib_tine(n - 1), || fib_tine(n - 2));
+    a + b
+}
+
+fn main() {
+    let one = tine::ThreadPool::try_spawn(1).expect("a 1-thread pool");
+    let two = tine::ThreadPool::try_spawn(2).expect("a 2-thread pool");
+    if let Ok(count) = std::env::var("JOIN_COUNT") {
+        let (mode, n) = count
+            .split_once(':')
+            .expect("JOIN_COUNT=MODE:N, MODE one of serial, one, two");
+        let n: u32 = n.parse().expect("JOIN_COUNT: N a small integer");
+        let sum = match mode {
+            "serial" => fib_serial(black_box(n)),
+            "one" => one.install(|| fib_tine(black_box(n))),
+            "two" => two.install(|| fib_tine(black_box(n))),
+            other => panic!("JOIN_COUNT mode {other:?}: expected serial, one or two"),
+        };
+        // Not checked here: a serial `fib` would add to the count.
+        black_box(sum);
+        return;
+    }
+    let rounds: usize = std::env::var("JOIN_ROUNDS")
+        .ok()
+        .map(|v| v.parse().expect("JOIN_ROUNDS: a positive integer"))
+        .unwrap_or(3);
+    let root = tree(10).expect("a tree");
+    let expected_tree = tree_serial(&root);
+    let expected_fib = fib_serial(30);
+    let warm = Duration::from_millis(50);
+    let time = |call: &mut dyn FnMut()| median_seconds(9, warm, call);
+    for round in 1..=rounds {
+        let fib = [
+            time(&mut || {
+                black_box(fib_serial(black_box(30)));
+            }),
+            time(&mut || assert_eq!(one.install(|| fib_tine(black_box(30))), expected_fib)),
+            time(&mut || assert_eq!(two.install(|| fib_tine(black_box(30))), expected_fib)),
+        ];
+        let sum = [
+            time(&mut || {
+                black_box(tree_serial(black_box(&root)));
+            }),
+            time(&mut || assert_eq!(one.install(|| tree_tine(black_box(&root))), expected_tree)),
+            time(&mut || assert_eq!(two.install(|| tree_tine(black_box(&root))), expected_tree)),
+        ];
+        let empty = time(&mut || {
+            black_box(two.install(|| tine::join(|| black_box(1), || black_box(2))));
+        });
+        let cells = |name: &str, cells: [f64; 3], unit: f64, label: &str| {
+            println!(
+                "round {round} {name:10} serial {:8.3} {label} | 1 thread {:8.3} {label} ({:.2}x) | 2 threads {:8.3} {label} ({:.2}x)",
+                cells[0] * unit,
+                cells[1] * unit,
+                cells[1] / cells[0],
+                cells[2] * unit,
+                cells[2] / cells[0],
+            );
+        };
+        cells("fib(30)", fib, 1e3, "ms");
+        cells("tree 1023", sum, 1e6, "µs");
+        println!(
+            "round {round} empty region (2 threads) {:.3} µs",
+            empty * 1e6
+        );
+    }
+}
