@@ -1,5 +1,5 @@
 //! Joins far deeper than the window of open joins a promotion looks at
-//! (64): branches far down a chain are still offered to idle threads, every branch runs
+//! (64): branches far down a chain still reach idle threads, every branch runs
 //! once, and a panic deep in the chain reaches the caller and leaves the
 //! pool usable.
 #![cfg(not(loom))]

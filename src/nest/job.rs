@@ -1,6 +1,7 @@
 //! Jobs: a join's second closure in the joiner's frame ([`StackJob`]), a
 //! scope's spawned closure on the heap ([`HeapJob`]), both behind a
-//! [`Header`] that the pending frames, the slots and the runners see.
+//! [`Header`] that the chain of open joins, the slots and the runners
+//! see.
 //!
 //! A runner reaches a job only through a raw `*const Header`, and the
 //! functions it calls with it take raw pointers, never references: the
@@ -60,8 +61,8 @@ impl Header {
 /// Runs a claimed job.
 ///
 /// # Safety
-/// `job` was claimed (from a slot or the owner's own list) by this thread,
-/// so no one else runs it, and it is still alive (a stack job's joiner
+/// `job` was claimed (from a slot or its owner's spawned list) by this
+/// thread, so no one else runs it, and it is still alive (a stack job's joiner
 /// waits for its latch; a heap job frees itself).
 pub(super) unsafe fn run(job: *const Header) {
     // SAFETY: alive by the caller's contract; `execute` was written before
@@ -106,7 +107,7 @@ impl<F: FnOnce(bool) -> R, R> StackJob<F, R> {
         }
     }
 
-    /// The header, for the pending frames and the slot. Derived from the
+    /// The header, for the chain of open joins and the slot. Derived from the
     /// whole job (`repr(C)`, header first), so a runner may reach the other
     /// fields through it.
     #[inline]

@@ -197,13 +197,16 @@ where
         return join_on_serial(a, b);
     }
     let job = StackJob::new(|migrated| b(FnContext::new(migrated)));
-    worker.open(job.header());
+    // SAFETY: the job stays in this frame, which the guard below (or the
+    // `finish_b` after `a`) closes it before leaving, on every path: the
+    // guard is armed before anything else runs.
+    unsafe { worker.open(job.header()) };
+    // If `a` panics, B is still run or waited for before the panic goes on.
+    let guard = FinishOnUnwind { worker, job: &job };
     worker.tick_in_region();
     if EAGER {
         worker.offer_now();
     }
-    // If `a` panics, B is still run or waited for before the panic goes on.
-    let guard = FinishOnUnwind { worker, job: &job };
     let ra = a(FnContext::new(false));
     core::mem::forget(guard);
     // SAFETY: the guard is forgotten: this is the only call.
@@ -219,13 +222,15 @@ where
 /// unwinds at once).
 ///
 /// # Safety
-/// Called once per join: after A, or by the guard if A unwinds.
+/// `job` was opened on `worker` and every join opened after it has closed;
+/// called once per join: after A, or by the guard if A unwinds.
 #[inline]
 unsafe fn finish_b<F: FnOnce(bool) -> R, R>(
     worker: &Worker,
     job: &StackJob<F, R>,
 ) -> std::thread::Result<R> {
-    worker.close(job.header());
+    // SAFETY: by this function's contract, the newest open join's job.
+    unsafe { worker.close(job.header()) };
     // SAFETY: our own job, alive in this frame; the flag is owner-only.
     if !unsafe { (*job.header()).is_promoted() } {
         // SAFETY: never promoted, so never claimed; called once.

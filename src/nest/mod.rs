@@ -30,7 +30,11 @@
 //! 2. It loads its own `wanted` (Relaxed). If set, it promotes the OLDEST
 //!    pending job (an open join's job not yet promoted, among its 64
 //!    newest open joins, else the oldest spawned one): marks it and stores
-//!    it in its `shared` slot (Release), then rings the doorbell.
+//!    it in its `shared` slot (Release), then rings the doorbell. Open
+//!    joins come before spawned jobs, however old: at a join's own check
+//!    its just-opened job is pending, so a spawned job is offered only from
+//!    the waits (`scope`'s, a latch's) and from `spawn` itself, which run
+//!    their own spawned jobs meanwhile.
 //! 3. It runs A, with a guard armed that finishes B (step 4) if A unwinds;
 //!    no `catch_unwind` on the fast path.
 //! 4. It closes the join (unlinks its job). If B was never promoted,
@@ -57,10 +61,11 @@
 //!   back when it closes, after every join opened inside it has closed.
 //!   Promotion takes only a job in the chain, only if unmarked, and marks
 //!   it: no job is offered twice, and none after its join closed.
-//! - When a join ends, its owner's slot holds that join's job or a job of
-//!   an outer frame or nothing: jobs promoted inside A belong to joins that
-//!   have ended. So the take-back compare-exchange fails exactly when B was
-//!   claimed.
+//! - The take-back compare-exchange fails exactly when B was claimed: the
+//!   slot is filled only when empty, a job is offered at most once, and no
+//!   other live job shares B's address, so B is in the slot until a thief
+//!   claims it (whatever the slot holds afterwards, an outer join's job or
+//!   a spawned one, is not B).
 //! - Spawned jobs (`scope.rs`) are boxed; a scope counts them and waits for
 //!   the count to reach zero (Acquire, pairing with each job's Release
 //!   decrement, its last touch of the scope). A thread drains its own

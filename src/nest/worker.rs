@@ -9,10 +9,10 @@
 //! A join opens by linking its job in front of the chain (`prev` = the
 //! newest open join's job, then `newest_join` = its own) and closes by
 //! putting its `prev` back, so the chain holds exactly this thread's open
-//! joins' jobs, newest first. No value stored depends on a value just
-//! loaded from the worker (the job's address comes from the stack
-//! pointer): a counter of open joins, tried instead, made every join wait
-//! on the previous one's store. A pending job is an open join's job not
+//! joins' jobs, newest first. The head's new value is the job's own
+//! address, which comes from the stack pointer, not from a load: a counter
+//! of open joins, tried instead, made every join wait on the previous
+//! one's store of it. A pending job is an open join's job not
 //! yet promoted (its owner-only flag); promotion offers the oldest one
 //! among the newest `WINDOW` open joins, found by a walk that only
 //! promotions make. A join more than `WINDOW` below the newest is not
@@ -42,6 +42,15 @@ pub(crate) struct Worker {
     /// Spawned jobs not yet run: newest and oldest, or null.
     newest: Cell<*const Spawned>,
     oldest: Cell<*const Spawned>,
+}
+
+/// The oldest pending job, found by [`Worker::oldest`].
+#[derive(Clone, Copy)]
+enum Oldest {
+    /// An open join's job, not yet promoted.
+    Join(*const Header),
+    /// The oldest spawned job.
+    Spawned(*const Spawned),
 }
 
 std::thread_local! {
@@ -131,20 +140,33 @@ impl Worker {
         unsafe { &*self.slot }
     }
 
-    /// Opens a join whose job is `job` (alive until the join closes):
-    /// links it in front of the open joins.
+    /// Opens a join whose job is `job`: links it in front of the open
+    /// joins.
+    ///
+    /// # Safety
+    /// `job` is a stack job of this thread that stays alive, unmoved, until
+    /// [`Worker::close`] closes it on this worker, and that close comes on
+    /// every path out of the join, unwinding included.
     #[inline]
-    pub(crate) fn open(&self, job: *const Header) {
-        // SAFETY: the caller's job, alive; `prev` is owner-only.
+    pub(crate) unsafe fn open(&self, job: *const Header) {
+        // SAFETY: the caller's job, alive by the contract; `prev` is
+        // owner-only.
         unsafe { (*job).prev.set(self.newest_join.get()) };
         self.newest_join.set(job);
     }
 
-    /// Closes the join whose job is `job`, the newest open one (every join
-    /// opened after it has closed).
+    /// Closes the join whose job is `job`.
+    ///
+    /// # Safety
+    /// `job` was opened on this worker and is the newest open join (every
+    /// join opened after it has closed), still alive; closed once.
     #[inline]
-    pub(crate) fn close(&self, job: *const Header) {
-        // SAFETY: as in `open`.
+    pub(crate) unsafe fn close(&self, job: *const Header) {
+        debug_assert!(
+            ptr::eq(self.newest_join.get(), job),
+            "a join closes only as the newest open one"
+        );
+        // SAFETY: alive by the contract; `prev` is owner-only.
         self.newest_join.set(unsafe { (*job).prev.get() });
     }
 
@@ -208,25 +230,31 @@ impl Worker {
         Some(Spawned::header(newest))
     }
 
-    /// Removes and returns the job to offer: the oldest pending join's job
-    /// (marked promoted), else the oldest spawned job.
-    fn take_oldest(&self) -> Option<*const Header> {
+    /// The job to offer: the oldest pending join's job, else the oldest
+    /// spawned job.
+    fn oldest(&self) -> Option<Oldest> {
         if let Some(job) = self.oldest_pending() {
-            // SAFETY: an open join's job, alive; owner-only flag.
-            unsafe { (*job).mark_promoted() };
-            return Some(job);
+            return Some(Oldest::Join(job));
         }
-        let oldest = self.oldest.get();
-        if oldest.is_null() {
-            return None;
-        }
-        self.unlink(oldest);
-        Some(Spawned::header(oldest))
+        let spawned = self.oldest.get();
+        (!spawned.is_null()).then_some(Oldest::Spawned(spawned))
     }
 
-    /// Whether there is a job to offer.
-    fn has_pending(&self) -> bool {
-        !self.oldest.get().is_null() || self.oldest_pending().is_some()
+    /// Takes `job` (from [`Worker::oldest`], nothing changed since) out of
+    /// the pending jobs: marks a join's job promoted, unlinks a spawned
+    /// one.
+    fn take(&self, job: Oldest) -> *const Header {
+        match job {
+            Oldest::Join(job) => {
+                // SAFETY: an open join's job, alive; owner-only flag.
+                unsafe { (*job).mark_promoted() };
+                job
+            }
+            Oldest::Spawned(job) => {
+                self.unlink(job);
+                Spawned::header(job)
+            }
+        }
     }
 
     /// Promotes the oldest pending job if an idle thread asked: one
@@ -253,24 +281,22 @@ impl Worker {
         // below sees the asker's announcement.
         crate::sync::fence(crate::sync::Ordering::Acquire);
         let slot = self.slot();
-        if !self.has_pending() {
+        let Some(oldest) = self.oldest() else {
             // Nothing to give yet: keep the request for the next join.
             return;
-        }
+        };
         slot.wanted.store(false, crate::sync::Ordering::Relaxed);
         // A job already waits in the slot: the asker can take that one.
         if !slot.is_empty() {
             return;
         }
-        self.offer_oldest();
+        self.offer(oldest);
     }
 
-    /// Moves the oldest pending job, if any, into the empty slot and rings
+    /// Moves `job`, the oldest pending job, into the empty slot and rings
     /// for parked idle threads.
-    fn offer_oldest(&self) {
-        let Some(job) = self.take_oldest() else {
-            return;
-        };
+    fn offer(&self, job: Oldest) {
+        let job = self.take(job);
         self.slot().offer(job);
         // The doorbell's Dekker handshake (its fence, then the sleepers
         // count) pairs with a parker's announcement, fence and `has_work`.
@@ -284,7 +310,9 @@ impl Worker {
     /// an asker finds the job anyway.
     pub(crate) fn offer_now(&self) {
         if self.region && self.slot().is_empty() {
-            self.offer_oldest();
+            if let Some(oldest) = self.oldest() {
+                self.offer(oldest);
+            }
         }
     }
 
