@@ -12,12 +12,13 @@
 //! joins' jobs, newest first. The head's new value is the job's own
 //! address, which comes from the stack pointer, not from a load: a counter
 //! of open joins, tried instead, made every join wait on the previous
-//! one's store of it. A pending job is an open join's job not
-//! yet promoted (its owner-only flag); promotion offers the oldest one
-//! among the newest `WINDOW` open joins, found by a walk that only
-//! promotions make. A join more than `WINDOW` below the newest is not
-//! offered while the deeper ones are open (its `b` may run inline);
-//! nothing else depends on the window.
+//! one's store of it.
+//!
+//! A pending job is an open join's job not yet promoted (its owner-only
+//! flag); promotion offers the oldest one among the newest `WINDOW` open
+//! joins, found by a walk that only promotions make. A join more than
+//! `WINDOW` below the newest is not offered while the deeper ones are open
+//! (its `b` may run inline); nothing else depends on the window.
 
 use super::job::{run, Header, Spawned};
 use super::{Nest, Slot};
