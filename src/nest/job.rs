@@ -122,11 +122,11 @@ impl<F: FnOnce(bool) -> R, R> StackJob<F, R> {
     /// taken back), and its closure was not taken before: call once.
     #[inline]
     pub(crate) unsafe fn run_inline(&self) -> R {
-        // SAFETY: by the contract, the closure is still here and no runner
-        // touches the job; it is taken once.
-        let func = self
-            .func
-            .with_mut(|func| unsafe { ManuallyDrop::take(&mut *func) });
+        let func = self.func.with_mut(|func| {
+            // SAFETY: by the contract, the closure is still here, no runner
+            // touches the job, and it is taken once.
+            unsafe { ManuallyDrop::take(&mut *func) }
+        });
         func(false)
     }
 
@@ -136,10 +136,11 @@ impl<F: FnOnce(bool) -> R, R> StackJob<F, R> {
     /// The latch was seen set (`Header::probe`), and the result was not
     /// taken before: call once.
     pub(crate) unsafe fn take_result(&self) -> std::thread::Result<R> {
-        // SAFETY: the latch's Acquire ordered the runner's write before
-        // this; the runner no longer touches the job; read once.
-        self.result
-            .with_mut(|result| unsafe { (*result).assume_init_read() })
+        self.result.with_mut(|result| {
+            // SAFETY: the latch's Acquire ordered the runner's write before
+            // this; the runner no longer touches the job; read once.
+            unsafe { (*result).assume_init_read() }
+        })
     }
 
     /// The runner's side: call the closure, store its result or panic, set
@@ -150,10 +151,11 @@ impl<F: FnOnce(bool) -> R, R> StackJob<F, R> {
     /// thread claimed.
     unsafe fn execute(this: *const Header) {
         let job = this.cast::<Self>();
-        // SAFETY: claimed, so ours until the latch, and its closure is
-        // still there (the joiner takes it only if no one claimed the job);
-        // the fields are reached through the raw pointer, with no reference
-        // outliving this block.
+        // Claimed, so ours until the latch, and its closure is still there
+        // (the joiner takes it only if no one claimed the job); the fields
+        // are reached through the raw pointer, with no reference outliving
+        // the statement.
+        // SAFETY: as just said.
         let func = unsafe { (*job).func.with_mut(|func| ManuallyDrop::take(&mut *func)) };
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| func(true)));
         // SAFETY: as above.
