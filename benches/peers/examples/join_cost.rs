@@ -24,53 +24,11 @@
 
 use std::hint::black_box;
 use std::time::Duration;
+use tine_peers::recursion::{fib_serial, tree_sum_serial, Node};
+use tine_peers::recursions;
 use tine_peers::timing::median_seconds;
 
-/// A node of a balanced binary tree, allocated after its children.
-struct Node {
-    value: u64,
-    left: Option<Box<Node>>,
-    right: Option<Box<Node>>,
-}
-
-fn tree(levels: u32) -> Option<Box<Node>> {
-    (levels > 0).then(|| {
-        Box::new(Node {
-            value: u64::from(levels),
-            left: tree(levels - 1),
-            right: tree(levels - 1),
-        })
-    })
-}
-
-fn tree_serial(node: &Node) -> u64 {
-    let left = node.left.as_deref().map_or(0, tree_serial);
-    let right = node.right.as_deref().map_or(0, tree_serial);
-    node.value + left + right
-}
-
-fn tree_tine(node: &Node) -> u64 {
-    let (left, right) = tine::join(
-        || node.left.as_deref().map_or(0, tree_tine),
-        || node.right.as_deref().map_or(0, tree_tine),
-    );
-    node.value + left + right
-}
-
-fn fib_serial(n: u32) -> u64 {
-    if n < 2 {
-        return u64::from(n);
-    }
-    fib_serial(n - 1) + fib_serial(n - 2)
-}
-
-fn fib_tine(n: u32) -> u64 {
-    if n < 2 {
-        return u64::from(n);
-    }
-    let (a, b) = tine::join(|| fib_tine(n - 1), || fib_tine(n - 2));
-    a + b
-}
+recursions!(fib_tine, tree_tine, tine::join);
 
 fn main() {
     let one = tine::ThreadPool::try_spawn(1).expect("a 1-thread pool");
@@ -94,8 +52,8 @@ fn main() {
         .ok()
         .map(|v| v.parse().expect("JOIN_ROUNDS: a positive integer"))
         .unwrap_or(3);
-    let root = tree(10).expect("a tree");
-    let expected_tree = tree_serial(&root);
+    let root = Node::tree(10).expect("a tree");
+    let expected_tree = tree_sum_serial(&root);
     let expected_fib = fib_serial(30);
     let warm = Duration::from_millis(50);
     let time = |call: &mut dyn FnMut()| median_seconds(9, warm, call);
@@ -109,7 +67,7 @@ fn main() {
         ];
         let sum = [
             time(&mut || {
-                black_box(tree_serial(black_box(&root)));
+                black_box(tree_sum_serial(black_box(&root)));
             }),
             time(&mut || assert_eq!(one.install(|| tree_tine(black_box(&root))), expected_tree)),
             time(&mut || assert_eq!(two.install(|| tree_tine(black_box(&root))), expected_tree)),

@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+pub mod recursion;
 pub mod timing;
 
 use rayon::prelude::*;
