@@ -121,6 +121,7 @@ pub use yielding::{yield_local, yield_now, Yield};
 
 /// Hides this thread's region worker while `nest`'s pool is installed, if
 /// the worker belongs to another pool; the guard puts it back.
+#[inline]
 pub(crate) fn hide_worker_unless_of(nest: &Nest) -> Option<impl Drop> {
     worker::Worker::hide_unless_of(nest)
 }

@@ -94,6 +94,7 @@ impl Worker {
     /// pool, so that every call inside it finds either no worker (and
     /// enters the installed pool) or a worker of the installed pool. That
     /// lets `join`'s fast path trust the worker with one thread-local read.
+    #[inline]
     pub(crate) fn hide_unless_of(nest: &Nest) -> Option<Entered> {
         let current = CURRENT.with(Cell::get);
         // SAFETY: as in `current`.

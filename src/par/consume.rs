@@ -14,6 +14,7 @@ use core::marker::PhantomData;
 use crossbeam_utils::CachePadded;
 
 /// Runs `consumer` over `par`.
+#[inline]
 pub(crate) fn run<P: Producer, C: Consumer<P::Item>>(par: Par<P>, consumer: &C) -> C::Acc {
     let (producer, config) = par.into_parts();
     drive(&producer, &config, consumer)
@@ -32,6 +33,7 @@ impl<T, F: Fn(T) + Sync> Consumer<T> for ForEach<F> {
     fn combine(&self, (): (), (): ()) {}
 }
 
+#[inline]
 pub(crate) fn for_each<P: Producer, F: Fn(P::Item) + Sync>(par: Par<P>, f: F) {
     run(par, &ForEach(f))
 }

@@ -19,7 +19,9 @@
 //! Reading the clock costs ~20 ns, too much for a loop of a few hundred
 //! cheap items. So each thread remembers, per call site (the driver's
 //! monomorphized address), the last measured cost per position, and the
-//! next 63 calls from that site decide from it without reading the clock;
+//! next 63 calls from that site decide from it without reading the clock:
+//! one compare of the call's length with the longest call that cost keeps
+//! on the caller ([`Cutoff::trusted_serial`], inlined into the call site);
 //! every 64th call measures again. (With every 16th, the clock reads of the
 //! measuring calls still made a 256-element `f32` sum 1.15x its serial
 //! loop; with every 64th, 1.05x.)
@@ -61,21 +63,28 @@ const SITES: usize = 32;
 const QUIET_MARGIN: u64 = 8;
 
 /// One remembered call site: its key, its cost per position in
-/// picoseconds, and the calls it may still decide without measuring.
+/// picoseconds, the longest call that cost keeps on the caller (so that a
+/// trusted call decides with one compare, [`Cutoff::trusted_serial`]), and
+/// the calls it may still decide without measuring.
 #[derive(Clone, Copy)]
 struct Site {
     key: usize,
     ps_per_position: u64,
+    serial_up_to: usize,
     trusted_calls: u8,
 }
 
 /// A site no call has: key 0 is no function's address.
-#[allow(clippy::declare_interior_mutable_const)] // only copied into the array below
-const UNSEEN: Cell<Site> = Cell::new(Site {
+const NO_SITE: Site = Site {
     key: 0,
     ps_per_position: 0,
+    serial_up_to: 0,
     trusted_calls: 0,
-});
+};
+
+/// [`NO_SITE`] in a cell, for the array below.
+#[allow(clippy::declare_interior_mutable_const)] // only copied into the array below
+const UNSEEN: Cell<Site> = Cell::new(NO_SITE);
 
 /// An override of the cutoff for calls made on this thread.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -103,6 +112,12 @@ pub enum Override {
 /// assert_eq!(sum, 45);
 /// ```
 pub fn set_override(new: Override) -> Override {
+    if new != Override::Adaptive {
+        // [`Cutoff::trusted_serial`] does not read the override: it finds
+        // no trusted site while one is set, since a forced call remembers
+        // nothing.
+        SITES_SEEN.with(|sites| sites.iter().for_each(|site| site.set(NO_SITE)));
+    }
     OVERRIDE.with(|current| current.replace(new))
 }
 
@@ -143,6 +158,28 @@ pub(crate) struct Cutoff {
 }
 
 impl Cutoff {
+    /// Whether a call of `positions` positions from site `key` runs alone
+    /// on a trusted remembered cost: the common case of a small call in a
+    /// loop, decided with one thread-local compare and no clock. Counts
+    /// the call against the site's trust as [`Cutoff::new`] would. False
+    /// says only "ask [`Cutoff::new`]".
+    #[inline]
+    pub(crate) fn trusted_serial(key: usize, positions: usize) -> bool {
+        SITES_SEEN.with(|sites| {
+            let slot = &sites[(key >> 4) % SITES];
+            let site = slot.get();
+            let serial =
+                site.key == key && site.trusted_calls != 0 && positions <= site.serial_up_to;
+            if serial {
+                slot.set(Site {
+                    trusted_calls: site.trusted_calls - 1,
+                    ..site
+                });
+            }
+            serial
+        })
+    }
+
     /// The cutoff of a call of `positions` positions from call site `key`.
     #[inline]
     pub(crate) fn new(key: usize, positions: usize) -> Self {
@@ -233,6 +270,17 @@ impl Cutoff {
         }
     }
 
+    /// The most positions that [`Cutoff::judge`] keeps on the caller at
+    /// `ps_per_position`: `judge(ps, n)` is `Serial` exactly when
+    /// `n <= serial_up_to(ps)` (that is, when `n * ps` is below the fork's
+    /// worth in ps).
+    fn serial_up_to(ps_per_position: u64) -> usize {
+        match ps_per_position {
+            0 => usize::MAX,
+            ps => usize::try_from((FORK_WORTH_NS * 1000 - 1) / ps).unwrap_or(usize::MAX),
+        }
+    }
+
     fn remember(&self, ps_per_position: u64) {
         let slot = (self.key >> 4) % SITES;
         SITES_SEEN.with(|sites| {
@@ -249,6 +297,7 @@ impl Cutoff {
             sites[slot].set(Site {
                 key: self.key,
                 ps_per_position,
+                serial_up_to: Self::serial_up_to(ps_per_position),
                 trusted_calls: TRUST_CALLS,
             })
         });
@@ -280,7 +329,9 @@ impl Drop for Cutoff {
 
 #[cfg(test)]
 mod tests {
-    use super::{Cutoff, Decision, FORK_WORTH_NS, QUIET_MARGIN, TRUST_CALLS};
+    use super::{
+        set_override, Cutoff, Decision, Override, FORK_WORTH_NS, QUIET_MARGIN, TRUST_CALLS,
+    };
 
     /// Remembers `ps` per position for `key`, as a measuring call would.
     fn seed(key: usize, ps: u64) {
@@ -315,5 +366,41 @@ mod tests {
         let probed = Cutoff::new(costly, 256);
         assert_eq!(probed.decision(), Decision::Undecided);
         assert!(!probed.quiet);
+    }
+
+    #[test]
+    fn the_trusted_compare_decides_as_the_rule() {
+        for ps in [0, 1, 7, 999, 1_000, 15_625, 4_000_000, 4_000_001, u64::MAX] {
+            let up_to = Cutoff::serial_up_to(ps);
+            let edge = [up_to.saturating_sub(1), up_to, up_to.saturating_add(1)];
+            for n in [0, 1, 2, 255, 256, 257, 4_000, 1 << 20, usize::MAX]
+                .into_iter()
+                .chain(edge)
+            {
+                assert_eq!(
+                    Cutoff::judge(ps, n) == Decision::Serial,
+                    n <= up_to,
+                    "{ps} ps per position, {n} positions"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_trusted_site_spends_its_trust_and_an_override_clears_it() {
+        let key = 0x3_0020;
+        seed(key, 1_000);
+        for _ in 0..TRUST_CALLS {
+            assert!(Cutoff::trusted_serial(key, 256));
+        }
+        assert!(!Cutoff::trusted_serial(key, 256), "the 64th call measures");
+        seed(key, 1_000);
+        assert!(!Cutoff::trusted_serial(key, 4_000), "a call worth a fork");
+        assert!(!Cutoff::trusted_serial(key + 1, 256), "another site");
+        assert!(Cutoff::trusted_serial(key, 256));
+        let before = set_override(Override::AlwaysFork);
+        assert!(!Cutoff::trusted_serial(key, 256), "an override is obeyed");
+        assert_eq!(Cutoff::new(key, 256).decision(), Decision::Fork);
+        set_override(before);
     }
 }

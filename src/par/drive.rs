@@ -67,8 +67,8 @@ pub const STOP_BLOCK: usize = 4096;
 /// combined partial.
 ///
 /// Inlined into the caller, so that a small call the cutoff keeps on the
-/// caller costs a thread-local lookup and the loop; planning and forking
-/// live in functions of their own.
+/// caller costs a thread-local compare and the loop; asking the clock,
+/// planning and forking live in functions of their own.
 #[inline]
 pub(crate) fn drive<P: Producer, C: Consumer<P::Item>>(
     producer: &P,
@@ -82,15 +82,33 @@ pub(crate) fn drive<P: Producer, C: Consumer<P::Item>>(
     // A consumer the split does not matter to asks the cutoff first: if
     // the call runs alone, it needs no pool and no plan, only one walk (as
     // the serial loop). Any other call asks in its plan.
-    let mut cutoff = None;
     if C::SPLIT_FREE {
-        let first = Cutoff::new(site::<P, C>(), n);
-        if first.decision() == Decision::Serial {
+        // One key for both asks: each use of `site` in another function
+        // may name another copy of `drive`.
+        let key = site::<P, C>();
+        if Cutoff::trusted_serial(key, n) {
             return run_alone(producer, Blocks::of::<P::Item, C>(config), consumer, n);
         }
-        cutoff = Some(first);
+        return decide_split_free(producer, config, consumer, n, key);
     }
-    plan(producer, config, consumer, n, cutoff)
+    plan(producer, config, consumer, n, None)
+}
+
+/// [`drive`] for a split-free call that no trusted cost kept alone: asks
+/// the full cutoff (which may read the clock), then plans if it may fork.
+#[inline(never)]
+fn decide_split_free<P: Producer, C: Consumer<P::Item>>(
+    producer: &P,
+    config: &Config,
+    consumer: &C,
+    n: usize,
+    key: usize,
+) -> C::Acc {
+    let first = Cutoff::new(key, n);
+    if first.decision() == Decision::Serial {
+        return run_alone(producer, Blocks::of::<P::Item, C>(config), consumer, n);
+    }
+    plan(producer, config, consumer, n, Some(first))
 }
 
 /// [`drive`] past the split-free shortcut: finds the pool and runs the

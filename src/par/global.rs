@@ -194,10 +194,12 @@ pub(crate) fn with_installed_here<R>(f: impl FnOnce(Option<&ThreadPool>) -> R) -
 }
 
 /// Runs `f` with `pool` as this thread's current pool.
+#[inline]
 pub(crate) fn install<R>(pool: &ThreadPool, f: impl FnOnce() -> R) -> R {
     /// Puts the previous current pool back, on every way out.
     struct Restore(Installed);
     impl Drop for Restore {
+        #[inline]
         fn drop(&mut self) {
             CURRENT.with(|current| current.set(self.0));
         }
@@ -227,6 +229,7 @@ impl ThreadPool {
     /// let squares: Vec<u64> = pool.install(|| (0..100u64).into_par_iter().map(|x| x * x).collect());
     /// assert_eq!(squares[99], 9801);
     /// ```
+    #[inline]
     pub fn install<R>(&self, f: impl FnOnce() -> R) -> R {
         install(self, f)
     }

@@ -332,6 +332,7 @@ pub trait ParallelIterator: Sized + Send {
     }
 
     /// Calls `f` on each item.
+    #[inline]
     fn for_each<F>(self, f: F)
     where
         F: Fn(Self::Item) + Sync + Send,

@@ -199,6 +199,7 @@ pub(crate) fn innermost_thread_index() -> Option<usize> {
 
 /// The innermost frame's address, 0 outside every fork: tells whether two
 /// moments of a thread are at the same level of nesting.
+#[inline]
 pub(crate) fn innermost_frame_id() -> usize {
     CURRENT_FRAME.with(|current| current.get() as usize)
 }

@@ -19,18 +19,27 @@
 //!   items (`flat_map(|i| (0..k).into_par_iter().map(..))`), summed and
 //!   collected into a `Vec` (serial, tine and rayon only).
 //!
-//! Backends: `serial`; `tine` (`pool.install(|| v.par_iter()...)`);
-//! `serial in install` (rows up to 16K: the serial loop inside
-//! `pool.install`, the least a `tine` cell can cost);
-//! `rayon` (`pool.install(|| v.par_iter()...)`, called from outside its
-//! pool as a program's main thread calls it); `fork_union`: the best
-//! hand-written version, `for_slices` with one cache-padded partial per
-//! thread, added in thread order (`for_n_dynamic` for `uneven`).
+//! Backends: `serial`; `tine` (`v.par_iter()...` on a tine pool of its
+//! own, installed with `pool.install`: for `sum`, `dot` and `scale` one
+//! install around each timed batch of calls, as a program installs a pool
+//! once and calls it many times; elsewhere one per call, which costs
+//! nothing at those sizes); `tine, install per call` (rows up to 16K of
+//! `sum`, `dot` and `scale`: an `install` around every call, as the rayon
+//! cell makes one); `rayon` (`pool.install(|| v.par_iter()...)`, called
+//! from outside its pool as a program's main thread calls it);
+//! `fork_union`: the best hand-written version, `for_slices` with one
+//! cache-padded partial per thread, added in thread order
+//! (`for_n_dynamic` for `uneven`).
 //!
-//! Each (workload, backend) pair gets its own pool, made for it and dropped
-//! after it (fork_union's idle workers spin forever and would steal the
-//! cores). A sample times a batch of calls of at least 200 µs; the table
-//! gives the median of `PAR_SAMPLES` samples (default 31) and the time
+//! The serial and tine cells of `sum`, `dot` and `scale` are timed in
+//! turns, one batch of each at a time (of at least 2 ms) after a 1 ms
+//! pause, so that a host whose speed changes from one millisecond to the
+//! next (a busy SMT sibling doubled the time of the very same serial loop
+//! on the AMD guest) slows them alike. Every other (workload, backend)
+//! pair gets its own pool, made for it and dropped after it (fork_union's
+//! idle workers spin forever and would steal the cores), and a sample
+//! times a batch of calls of at least 200 µs. The table gives the median
+//! of `PAR_SAMPLES` samples (default 31) and the time
 //! relative to serial. Threads: `TINE_BENCH_THREADS` (default: all CPUs).
 
 use std::hint::black_box;
@@ -38,18 +47,57 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 use tine::par::Schedule;
 use tine::prelude::*;
+use tine_peers::timing::{batch, interleaved_medians, Batch};
 use tine_peers::{reduction_input, uneven_task, CachePadded, UNEVEN_TASKS};
 
-/// Rows up to this many elements also time the serial loop inside
-/// `pool.install`: what a tine call costs at the least, since the `tine`
-/// cell installs its pool around every call, as rayon's cell does.
+/// Rows up to this many elements also time a tine cell that installs its
+/// pool around every call ([`PER_CALL`]).
 const SMALL: usize = 16 << 10;
 /// The name of that cell.
-const INSTALL_FLOOR: &str = "serial in install";
+const PER_CALL: &str = "tine, install per call";
+/// The warm-up of each cell.
+const WARM_UP: Duration = Duration::from_millis(30);
+/// The pause before each batch of the interleaved cells: longer than a
+/// tine worker's spin after a fork (500 µs), so that no cell runs beside
+/// the spinning worker of the one before.
+const GAP: Duration = Duration::from_millis(1);
+
+/// The serial loop and tine's, timed in turns (`interleaved_medians`):
+/// `serial`, `tine` (`par` called in a batch inside one `pool.install`, as
+/// a program calls it), and for rows up to [`SMALL`] elements [`PER_CALL`]
+/// (an `install` around each call, as the rayon cell makes one). `state`
+/// is what the calls share (the slice `scale` writes).
+fn serial_and_tine<T>(
+    samples: usize,
+    n: usize,
+    threads: usize,
+    state: &mut T,
+    serial: impl Fn(&mut T) + Copy,
+    par: impl Fn(&mut T) + Copy,
+) -> Vec<(String, f64)> {
+    let pool = tine::ThreadPool::try_spawn(threads).unwrap();
+    let mut cells: Vec<Batch<'_, T>> = vec![
+        batch(serial),
+        Box::new(|state: &mut T, calls| {
+            pool.install(|| {
+                for _ in 0..calls {
+                    par(state);
+                }
+            })
+        }),
+    ];
+    let mut names = vec!["serial", "tine"];
+    if n <= SMALL {
+        cells.push(batch(|state| pool.install(|| par(state))));
+        names.push(PER_CALL);
+    }
+    let times = interleaved_medians(samples, WARM_UP, GAP, state, &mut cells);
+    names.into_iter().map(String::from).zip(times).collect()
+}
 
 /// Median seconds per call of `call` (`tine_peers::timing`).
 fn measure(samples: usize, call: impl FnMut()) -> f64 {
-    tine_peers::timing::median_seconds(samples, Duration::from_millis(30), call)
+    tine_peers::timing::median_seconds(samples, WARM_UP, call)
 }
 
 fn show(seconds: f64) -> String {
@@ -127,32 +175,24 @@ fn main() {
             let expected: f32 = data.iter().sum();
             let check =
                 |got: f32| assert!(tine_peers::sums_agree(got, expected), "{got} vs {expected}");
-            let mut cells = Vec::new();
-            cells.push((
-                "serial".into(),
-                measure(samples, || check(black_box(&data).iter().sum())),
-            ));
-            let pool = tine::ThreadPool::try_spawn(threads).unwrap();
-            cells.push((
-                "tine".into(),
-                measure(samples, || {
-                    pool.install(|| check(black_box(&data).par_iter().sum()))
-                }),
-            ));
-            if n <= SMALL {
-                cells.push((
-                    INSTALL_FLOOR.into(),
-                    measure(samples, || {
-                        pool.install(|| check(black_box(&data).iter().sum()))
-                    }),
-                ));
-            }
-            drop(pool);
+            let mut cells = serial_and_tine(
+                samples,
+                n,
+                threads,
+                &mut (),
+                |_| check(black_box(&data).iter().sum()),
+                |_| check(black_box(&data).par_iter().sum()),
+            );
             let pool = rayon_pool(threads);
             cells.push((
                 "rayon".into(),
                 measure(samples, || {
-                    pool.install(|| check(black_box(&data).par_iter().sum()))
+                    // rayon's traits by path: the prelude in scope is tine's.
+                    pool.install(|| {
+                        check(rayon::prelude::ParallelIterator::sum(
+                            rayon::prelude::IntoParallelRefIterator::par_iter(black_box(&data)),
+                        ))
+                    })
                 }),
             ));
             drop(pool);
@@ -181,24 +221,15 @@ fn main() {
             let expected = dot(&a, &b);
             let check =
                 |got: f32| assert!(tine_peers::sums_agree(got, expected), "{got} vs {expected}");
-            let mut cells = Vec::new();
-            cells.push((
-                "serial".into(),
-                measure(samples, || check(dot(black_box(&a), &b))),
-            ));
             let par_dot = || -> f32 { black_box(&a).par_iter().zip(&b).map(|(x, y)| x * y).sum() };
-            let pool = tine::ThreadPool::try_spawn(threads).unwrap();
-            cells.push((
-                "tine".into(),
-                measure(samples, || pool.install(|| check(par_dot()))),
-            ));
-            if n <= SMALL {
-                cells.push((
-                    INSTALL_FLOOR.into(),
-                    measure(samples, || pool.install(|| check(dot(black_box(&a), &b)))),
-                ));
-            }
-            drop(pool);
+            let mut cells = serial_and_tine(
+                samples,
+                n,
+                threads,
+                &mut (),
+                |_| check(dot(black_box(&a), &b)),
+                |_| check(par_dot()),
+            );
             let pool = rayon_pool(threads);
             cells.push((
                 "rayon".into(),
@@ -241,39 +272,14 @@ fn main() {
     if wanted("scale") {
         for &n in &small_and_1m {
             let mut data = reduction_input(n);
-            let mut cells = Vec::new();
-            cells.push((
-                "serial".into(),
-                measure(samples, || {
-                    black_box(&mut data)
-                        .iter_mut()
-                        .for_each(|x| *x *= 1.000_001)
-                }),
-            ));
-            let pool = tine::ThreadPool::try_spawn(threads).unwrap();
-            cells.push((
-                "tine".into(),
-                measure(samples, || {
-                    pool.install(|| {
-                        black_box(&mut data)
-                            .par_iter_mut()
-                            .for_each(|x| *x *= 1.000_001)
-                    })
-                }),
-            ));
-            if n <= SMALL {
-                cells.push((
-                    INSTALL_FLOOR.into(),
-                    measure(samples, || {
-                        pool.install(|| {
-                            black_box(&mut data)
-                                .iter_mut()
-                                .for_each(|x| *x *= 1.000_001)
-                        })
-                    }),
-                ));
-            }
-            drop(pool);
+            let mut cells = serial_and_tine(
+                samples,
+                n,
+                threads,
+                &mut data,
+                |data| black_box(data).iter_mut().for_each(|x| *x *= 1.000_001),
+                |data| black_box(data).par_iter_mut().for_each(|x| *x *= 1.000_001),
+            );
             let pool = rayon_pool(threads);
             cells.push((
                 "rayon".into(),

@@ -30,3 +30,75 @@ pub fn median_seconds(samples: usize, warm_up: Duration, mut call: impl FnMut())
     times.sort_by(f64::total_cmp);
     times[times.len() / 2]
 }
+
+/// The shortest batch of [`interleaved_medians`]: longer than [`BATCH`], so
+/// that a pool whose workers parked in the pause before it (a wake-up
+/// costs tens of µs) pays the wake-up in a few per cent of the batch.
+pub const INTERLEAVED_BATCH: Duration = Duration::from_millis(2);
+
+/// One cell of [`interleaved_medians`]: runs its call `batch` times on the
+/// shared state. Made with [`batch`], so that the call is inlined into the
+/// loop and only the batch goes through the box.
+pub type Batch<'a, T> = Box<dyn FnMut(&mut T, u32) + 'a>;
+
+/// A [`Batch`] of `call`.
+pub fn batch<'a, T>(mut call: impl FnMut(&mut T) + 'a) -> Batch<'a, T> {
+    Box::new(move |state, calls| {
+        for _ in 0..calls {
+            call(state);
+        }
+    })
+}
+
+/// Median seconds per call of each cell, with the cells' samples taken in
+/// turns (one batch of each, forward and then backward, and so on) rather
+/// than one cell after the other: a host that changes speed for a few
+/// milliseconds (a busy SMT sibling, a frequency step) then slows every
+/// cell alike, instead of whichever one it hit.
+///
+/// Each cell is first warmed up for `warm_up` and its batch sized as in
+/// [`median_seconds`], but to [`INTERLEAVED_BATCH`]. Before each batch the thread sleeps for `gap`: long
+/// enough that a pool's workers, spinning after the previous cell's fork,
+/// have parked, so that no cell runs beside another's spinning thread.
+pub fn interleaved_medians<T>(
+    samples: usize,
+    warm_up: Duration,
+    gap: Duration,
+    state: &mut T,
+    cells: &mut [Batch<'_, T>],
+) -> Vec<f64> {
+    let batches: Vec<u32> = cells
+        .iter_mut()
+        .map(|cell| {
+            let started = Instant::now();
+            let mut fastest = Duration::MAX;
+            while started.elapsed() < warm_up {
+                let start = Instant::now();
+                cell(state, 1);
+                fastest = fastest.min(start.elapsed());
+            }
+            (INTERLEAVED_BATCH.as_nanos() / fastest.as_nanos().max(1)).max(1) as u32
+        })
+        .collect();
+    let mut times = vec![Vec::with_capacity(samples.max(1)); cells.len()];
+    for sample in 0..samples.max(1) {
+        let order: Vec<usize> = if sample % 2 == 0 {
+            (0..cells.len()).collect()
+        } else {
+            (0..cells.len()).rev().collect()
+        };
+        for index in order {
+            std::thread::sleep(gap);
+            let start = Instant::now();
+            cells[index](state, batches[index]);
+            times[index].push(start.elapsed().as_secs_f64() / f64::from(batches[index]));
+        }
+    }
+    times
+        .into_iter()
+        .map(|mut cell| {
+            cell.sort_by(f64::total_cmp);
+            cell[cell.len() / 2]
+        })
+        .collect()
+}
