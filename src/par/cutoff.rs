@@ -21,7 +21,7 @@
 //! monomorphized address), the last measured cost per position, and the
 //! next 63 calls from that site decide from it without reading the clock:
 //! one compare of the call's length with the longest call that cost keeps
-//! on the caller ([`Cutoff::trusted_serial`], inlined into the call site);
+//! on the caller (`Cutoff::trusted_serial`, inlined into the call site);
 //! every 64th call measures again. (With every 16th, the clock reads of the
 //! measuring calls still made a 256-element `f32` sum 1.15x its serial
 //! loop; with every 64th, 1.05x.)
@@ -282,6 +282,12 @@ impl Cutoff {
     }
 
     fn remember(&self, ps_per_position: u64) {
+        if OVERRIDE.with(Cell::get) != Override::Adaptive {
+            // A call that began before an override was set (its closure set
+            // it) must not leave a trusted site behind: the trusted path
+            // does not read the override.
+            return;
+        }
         let slot = (self.key >> 4) % SITES;
         SITES_SEEN.with(|sites| {
             let seen = sites[slot].get();
@@ -335,7 +341,9 @@ mod tests {
 
     /// Remembers `ps` per position for `key`, as a measuring call would.
     fn seed(key: usize, ps: u64) {
-        let cutoff = Cutoff::new(key, 1);
+        let mut cutoff = Cutoff::new(key, 1);
+        // A measuring call would also remember its own clock when dropped.
+        cutoff.quiet = false;
         cutoff.remember(ps);
     }
 
@@ -401,6 +409,18 @@ mod tests {
         let before = set_override(Override::AlwaysFork);
         assert!(!Cutoff::trusted_serial(key, 256), "an override is obeyed");
         assert_eq!(Cutoff::new(key, 256).decision(), Decision::Fork);
+        set_override(before);
+
+        // A call that began before the override and ends under it (its
+        // closure set it) leaves no trusted site behind.
+        let measuring = Cutoff::new(key, 256);
+        let before = set_override(Override::AlwaysFork);
+        measuring.remember(1_000);
+        drop(measuring);
+        assert!(
+            !Cutoff::trusted_serial(key, 256),
+            "the override still holds"
+        );
         set_override(before);
     }
 }
