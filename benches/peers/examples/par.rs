@@ -398,32 +398,36 @@ fn main() {
     }
 
     if wanted("flat_map") {
-        let (sum, len) = flat::serial(true);
+        let (sum, len) = tine_peers::flat_map::serial(true);
         for collect in [false, true] {
             let want = (sum, if collect { len } else { 0 });
             let check = |got: (u64, usize)| assert_eq!(got, want);
             let mut cells = Vec::new();
             cells.push((
                 "serial".into(),
-                measure(samples, || check(flat::serial(collect))),
+                measure(samples, || check(tine_peers::flat_map::serial(collect))),
             ));
             let pool = tine::ThreadPool::try_spawn(threads).unwrap();
             cells.push((
                 "tine".into(),
-                measure(samples, || pool.install(|| check(flat::tine(collect)))),
+                measure(samples, || {
+                    pool.install(|| check(tine_peers::flat_map::tine(collect)))
+                }),
             ));
             drop(pool);
             let pool = rayon_pool(threads);
             cells.push((
                 "rayon".into(),
-                measure(samples, || pool.install(|| check(flat::rayon(collect)))),
+                measure(samples, || {
+                    pool.install(|| check(tine_peers::flat_map::rayon(collect)))
+                }),
             ));
             drop(pool);
             let consumer = if collect { "collect" } else { "sum" };
             rows.push(Row {
                 workload: format!(
                     "flat_map {consumer}, {} outer items of 0..=1000 parallel inner items",
-                    flat::OUTER
+                    tine_peers::flat_map::OUTER
                 ),
                 cells,
             });
@@ -439,61 +443,5 @@ fn main() {
             println!("| {name} | {} | {:.2}x |", show(*seconds), seconds / serial);
         }
         println!();
-    }
-}
-
-/// The `flat_map` workload: the same expression under each crate's
-/// prelude. Each returns the items' sum (and 0), or collects them into a
-/// `Vec` and returns its sum and length.
-mod flat {
-    pub const OUTER: usize = 10_000;
-
-    fn inner(i: usize) -> usize {
-        (i * 7919) % 1001
-    }
-
-    fn item(i: usize, j: usize) -> u64 {
-        ((i as u64) << 10) ^ j as u64
-    }
-
-    fn totals(items: Vec<u64>) -> (u64, usize) {
-        (items.iter().sum(), items.len())
-    }
-
-    pub fn serial(collect: bool) -> (u64, usize) {
-        let items = || (0..OUTER).flat_map(|i| (0..inner(i)).map(move |j| item(i, j)));
-        if collect {
-            totals(items().collect())
-        } else {
-            (items().sum(), 0)
-        }
-    }
-
-    pub fn tine(collect: bool) -> (u64, usize) {
-        use tine::prelude::*;
-        let items = || {
-            (0..OUTER)
-                .into_par_iter()
-                .flat_map(|i| (0..inner(i)).into_par_iter().map(move |j| item(i, j)))
-        };
-        if collect {
-            totals(items().collect())
-        } else {
-            (items().sum(), 0)
-        }
-    }
-
-    pub fn rayon(collect: bool) -> (u64, usize) {
-        use rayon::prelude::*;
-        let items = || {
-            (0..OUTER)
-                .into_par_iter()
-                .flat_map(|i| (0..inner(i)).into_par_iter().map(move |j| item(i, j)))
-        };
-        if collect {
-            totals(items().collect())
-        } else {
-            (items().sum(), 0)
-        }
     }
 }

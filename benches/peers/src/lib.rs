@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+pub mod flat_map;
 pub mod recursion;
 pub mod timing;
 
