@@ -33,13 +33,16 @@
 //!
 //! The serial and tine cells of `sum`, `dot` and `scale` are timed in
 //! turns, one batch of each at a time (of at least 2 ms) after a 1 ms
-//! pause, so that a host whose speed changes from one millisecond to the
-//! next (a busy SMT sibling doubled the time of the very same serial loop
-//! on the AMD guest) slows them alike. Every other (workload, backend)
-//! pair gets its own pool, made for it and dropped after it (fork_union's
-//! idle workers spin forever and would steal the cores), and a sample
-//! times a batch of calls of at least 200 µs. The table gives the median
-//! of `PAR_SAMPLES` samples (default 31) and the time
+//! pause, so that a host whose speed changes during the run (a busy SMT
+//! sibling doubled the time of the very same serial loop on the AMD
+//! guest, from one second to the next) slows them alike. They share one
+//! tine pool. The rayon and fork_union cells (and every cell of the other
+//! workloads) are timed one after another, in samples of batches of at
+//! least 200 µs, and divided by the serial median: on such a host their
+//! ratios carry its swings. Each backend gets its own pool, made for it
+//! and dropped after it (fork_union's idle workers spin forever and would
+//! steal the cores). The table gives the median of `PAR_SAMPLES` samples
+//! (default 31) and the time
 //! relative to serial. Threads: `TINE_BENCH_THREADS` (default: all CPUs).
 
 use std::hint::black_box;

@@ -52,9 +52,9 @@ pub fn batch<'a, T>(mut call: impl FnMut(&mut T) + 'a) -> Batch<'a, T> {
 
 /// Median seconds per call of each cell, with the cells' samples taken in
 /// turns (one batch of each, forward and then backward, and so on) rather
-/// than one cell after the other: a host that changes speed for a few
-/// milliseconds (a busy SMT sibling, a frequency step) then slows every
-/// cell alike, instead of whichever one it hit.
+/// than one cell after the other: a host whose speed changes during a run
+/// (a busy SMT sibling, a frequency step) then slows every cell alike,
+/// instead of whichever one it hit.
 ///
 /// Each cell is first warmed up for `warm_up` and its batch sized as in
 /// [`median_seconds`], but to [`INTERLEAVED_BATCH`]. Before each batch the thread sleeps for `gap`: long
