@@ -28,32 +28,34 @@ pub fn serial(collect: bool) -> (u64, usize) {
     }
 }
 
-/// Under tine's prelude.
-pub fn tine(collect: bool) -> (u64, usize) {
-    use tine::prelude::*;
-    let items = || {
-        (0..OUTER)
-            .into_par_iter()
-            .flat_map(|i| (0..inner(i)).into_par_iter().map(move |j| item(i, j)))
+/// One function per crate: the same expression, with that crate's prelude
+/// in scope, so the two cannot drift apart.
+macro_rules! parallel {
+    ($(#[$doc:meta])* $name:ident, $($prelude:ident)::+) => {
+        $(#[$doc])*
+        pub fn $name(collect: bool) -> (u64, usize) {
+            use $($prelude)::+::*;
+            let items = || {
+                (0..OUTER)
+                    .into_par_iter()
+                    .flat_map(|i| (0..inner(i)).into_par_iter().map(move |j| item(i, j)))
+            };
+            if collect {
+                totals(items().collect())
+            } else {
+                (items().sum(), 0)
+            }
+        }
     };
-    if collect {
-        totals(items().collect())
-    } else {
-        (items().sum(), 0)
-    }
 }
 
-/// Under rayon's prelude.
-pub fn rayon(collect: bool) -> (u64, usize) {
-    use rayon::prelude::*;
-    let items = || {
-        (0..OUTER)
-            .into_par_iter()
-            .flat_map(|i| (0..inner(i)).into_par_iter().map(move |j| item(i, j)))
-    };
-    if collect {
-        totals(items().collect())
-    } else {
-        (items().sum(), 0)
-    }
-}
+parallel!(
+    /// Under tine's prelude.
+    tine,
+    tine::prelude
+);
+parallel!(
+    /// Under rayon's prelude.
+    rayon,
+    rayon::prelude
+);

@@ -10,15 +10,8 @@ pub const BATCH: Duration = Duration::from_micros(200);
 /// [`BATCH`]. It first runs `call` for `warm_up`, sizing the batch from the
 /// fastest call seen.
 pub fn median_seconds(samples: usize, warm_up: Duration, mut call: impl FnMut()) -> f64 {
-    let started = Instant::now();
-    let mut fastest = Duration::MAX;
-    while started.elapsed() < warm_up {
-        let start = Instant::now();
-        call();
-        fastest = fastest.min(start.elapsed());
-    }
-    let batch = (BATCH.as_nanos() / fastest.as_nanos().max(1)).max(1) as u32;
-    let mut times: Vec<f64> = (0..samples.max(1))
+    let batch = batch_size(warm_up, BATCH, &mut call);
+    let times: Vec<f64> = (0..samples.max(1))
         .map(|_| {
             let start = Instant::now();
             for _ in 0..batch {
@@ -27,6 +20,24 @@ pub fn median_seconds(samples: usize, warm_up: Duration, mut call: impl FnMut())
             start.elapsed().as_secs_f64() / f64::from(batch)
         })
         .collect();
+    median(times)
+}
+
+/// Runs `call` for `warm_up` and returns how many calls, at the fastest
+/// seen, take at least `batch`.
+fn batch_size(warm_up: Duration, batch: Duration, mut call: impl FnMut()) -> u32 {
+    let started = Instant::now();
+    let mut fastest = Duration::MAX;
+    while started.elapsed() < warm_up {
+        let start = Instant::now();
+        call();
+        fastest = fastest.min(start.elapsed());
+    }
+    (batch.as_nanos() / fastest.as_nanos().max(1)).max(1) as u32
+}
+
+/// The median of `times` (not empty).
+fn median(mut times: Vec<f64>) -> f64 {
     times.sort_by(f64::total_cmp);
     times[times.len() / 2]
 }
@@ -69,16 +80,7 @@ pub fn interleaved_medians<T>(
 ) -> Vec<f64> {
     let batches: Vec<u32> = cells
         .iter_mut()
-        .map(|cell| {
-            let started = Instant::now();
-            let mut fastest = Duration::MAX;
-            while started.elapsed() < warm_up {
-                let start = Instant::now();
-                cell(state, 1);
-                fastest = fastest.min(start.elapsed());
-            }
-            (INTERLEAVED_BATCH.as_nanos() / fastest.as_nanos().max(1)).max(1) as u32
-        })
+        .map(|cell| batch_size(warm_up, INTERLEAVED_BATCH, || cell(state, 1)))
         .collect();
     let mut times = vec![Vec::with_capacity(samples.max(1)); cells.len()];
     for sample in 0..samples.max(1) {
@@ -94,11 +96,5 @@ pub fn interleaved_medians<T>(
             times[index].push(start.elapsed().as_secs_f64() / f64::from(batches[index]));
         }
     }
-    times
-        .into_iter()
-        .map(|mut cell| {
-            cell.sort_by(f64::total_cmp);
-            cell[cell.len() / 2]
-        })
-        .collect()
+    times.into_iter().map(median).collect()
 }
