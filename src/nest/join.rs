@@ -5,6 +5,7 @@ use super::job::StackJob;
 use super::region::on_current_pool;
 use super::worker::Worker;
 use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 /// What [`join_context`] tells each closure about where it runs.
@@ -121,21 +122,51 @@ where
     };
 }
 
-/// Runs `b` (through `run_b`) if `a` unwinds: armed while `a` runs, so the
-/// fast path needs no `catch_unwind`. On the way out of a panicking `a`,
-/// `b` still runs, and its own panic is dropped: `a`'s resumes.
-struct OnUnwind<G: FnMut()> {
-    run_b: G,
+/// Holds `b` while `a` runs, and runs it if `a` unwinds, so the fast path
+/// needs no `catch_unwind`. On the way out of a panicking `a`, `b` still
+/// runs, and its own panic is dropped: `a`'s resumes. Disarmed by taking
+/// `b` back ([`RunOnUnwind::disarm`]).
+struct RunOnUnwind<B: FnOnce(FnContext) -> RB, RB> {
+    b: ManuallyDrop<B>,
+    _result: PhantomData<fn() -> RB>,
 }
 
-impl<G: FnMut()> Drop for OnUnwind<G> {
-    #[cold]
-    fn drop(&mut self) {
-        let run_b = &mut self.run_b;
-        // A second panic while unwinding would abort: `b`'s is caught and
-        // dropped.
-        drop(catch_unwind(AssertUnwindSafe(run_b)));
+impl<B: FnOnce(FnContext) -> RB, RB> RunOnUnwind<B, RB> {
+    #[inline(always)]
+    fn new(b: B) -> Self {
+        RunOnUnwind {
+            b: ManuallyDrop::new(b),
+            _result: PhantomData,
+        }
     }
+
+    /// Takes `b` back without running the guard.
+    #[inline(always)]
+    fn disarm(self) -> B {
+        let mut this = ManuallyDrop::new(self);
+        // SAFETY: `this` is never dropped, so `b` is taken exactly once.
+        unsafe { ManuallyDrop::take(&mut this.b) }
+    }
+}
+
+impl<B: FnOnce(FnContext) -> RB, RB> Drop for RunOnUnwind<B, RB> {
+    /// Inlined, so that `b`'s words need not sit in the guard on the fast
+    /// path: the landing pad hands them to the cold function.
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: drop runs once, and `disarm` (the only other taker)
+        // never lets it run.
+        run_b_unwinding(unsafe { ManuallyDrop::take(&mut self.b) });
+    }
+}
+
+/// [`RunOnUnwind`]'s work, out of line.
+#[cold]
+#[inline(never)]
+fn run_b_unwinding<B: FnOnce(FnContext) -> RB, RB>(b: B) {
+    // A second panic while unwinding would abort: `b`'s is caught and
+    // dropped.
+    drop(catch_unwind(AssertUnwindSafe(|| b(FnContext::new(false)))));
 }
 
 /// A region join's unwind guard: finishes B ([`finish_b`]) if `a` unwinds,
@@ -147,15 +178,29 @@ struct FinishOnUnwind<'a, F: FnOnce(bool) -> R, R> {
 }
 
 impl<F: FnOnce(bool) -> R, R> Drop for FinishOnUnwind<'_, F, R> {
-    #[cold]
+    /// Inlined, so the guard's two words need not be stored on the fast
+    /// path: the landing pad passes them on from registers (or
+    /// recomputes the job's stack address).
+    #[inline(always)]
     fn drop(&mut self) {
         // SAFETY: the guard is dropped only while `a` unwinds (it is
         // forgotten otherwise), so this is the join's only `finish_b`.
-        let finish = || drop(unsafe { finish_b(self.worker, self.job) });
-        // A second panic while unwinding would abort: `b`'s is caught and
-        // dropped.
-        drop(catch_unwind(AssertUnwindSafe(finish)));
+        unsafe { finish_unwinding(self.worker, self.job) };
     }
+}
+
+/// [`FinishOnUnwind`]'s work, out of line.
+///
+/// # Safety
+/// As [`finish_b`]: the join's only call, while `a` unwinds.
+#[cold]
+#[inline(never)]
+unsafe fn finish_unwinding<F: FnOnce(bool) -> R, R>(worker: &Worker, job: &StackJob<F, R>) {
+    // SAFETY: by this function's contract.
+    let finish = || drop(unsafe { finish_b(worker, job) });
+    // A second panic while unwinding would abort: `b`'s is caught and
+    // dropped.
+    drop(catch_unwind(AssertUnwindSafe(finish)));
 }
 
 /// Both closures on this thread: `a`, then `b`, each told it did not
@@ -166,21 +211,10 @@ where
     A: FnOnce(FnContext) -> RA,
     B: FnOnce(FnContext) -> RB,
 {
-    let mut b = Some(b);
-    let guard = OnUnwind {
-        run_b: || {
-            if let Some(b) = b.take() {
-                b(FnContext::new(false));
-            }
-        },
-    };
+    let guard = RunOnUnwind::new(b);
     let ra = a(FnContext::new(false));
-    core::mem::forget(guard);
-    let rb = match b.take() {
-        Some(b) => b(FnContext::new(false)),
-        None => unreachable!("b runs once, after a"),
-    };
-    (ra, rb)
+    let b = guard.disarm();
+    (ra, b(FnContext::new(false)))
 }
 
 /// One join on `worker` (this thread's): the protocol in `nest/mod.rs`;
