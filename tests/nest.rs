@@ -146,6 +146,37 @@ fn a_panic_on_either_side_resumes_after_both_finished() {
     }
 }
 
+/// While `a` unwinds, `b` still runs; a panic from dropping `b`'s result
+/// is caught with `b`'s own (a second panic during unwinding would abort
+/// the test process), and `a`'s payload resumes.
+#[test]
+fn a_panicking_drop_of_bs_result_while_a_unwinds_is_caught() {
+    struct PanicsOnDrop<'a>(&'a AtomicUsize);
+    impl Drop for PanicsOnDrop<'_> {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Relaxed);
+            panic!("drop of b's result");
+        }
+    }
+    support::serialize_panic_output();
+    for pool in pools() {
+        let dropped = AtomicUsize::new(0);
+        let caught = catch_unwind(AssertUnwindSafe(|| {
+            pool.join(|| panic!("left"), || PanicsOnDrop(&dropped))
+        }));
+        let Err(payload) = caught else {
+            panic!("a's panic did not resume");
+        };
+        assert_eq!(*payload.downcast::<&str>().unwrap(), "left", "{pool:?}");
+        assert_eq!(
+            dropped.load(Relaxed),
+            1,
+            "b ran once, its result dropped once"
+        );
+        assert_eq!(pool.install(|| fib(12)), 144);
+    }
+}
+
 #[test]
 fn nested_panics_deep_in_the_tree_reach_the_caller() {
     support::serialize_panic_output();

@@ -122,8 +122,9 @@ where
     };
 }
 
-/// Holds `b` while `a` runs, and runs it if `a` unwinds, so the fast path
-/// needs no `catch_unwind`. On the way out of a panicking `a`, `b` still
+/// Holds `b` while `a` runs, and runs it if dropped (only while `a`
+/// unwinds: [`RunOnUnwind::disarm`] takes `b` back otherwise), so the fast
+/// path needs no `catch_unwind`. On the way out of a panicking `a`, `b` still
 /// runs, and its own panic is dropped: `a`'s resumes. Disarmed by taking
 /// `b` back ([`RunOnUnwind::disarm`]).
 struct RunOnUnwind<B: FnOnce(FnContext) -> RB, RB> {
@@ -150,8 +151,9 @@ impl<B: FnOnce(FnContext) -> RB, RB> RunOnUnwind<B, RB> {
 }
 
 impl<B: FnOnce(FnContext) -> RB, RB> Drop for RunOnUnwind<B, RB> {
-    /// Inlined, so that `b`'s words need not sit in the guard on the fast
-    /// path: the landing pad hands them to the cold function.
+    /// Inlined, so that the compiler need not keep the guard in memory on
+    /// the fast path (its choice; in release builds the landing pad hands
+    /// `b` to the cold function).
     #[inline(always)]
     fn drop(&mut self) {
         // SAFETY: drop runs once, and `disarm` (the only other taker)
@@ -164,9 +166,12 @@ impl<B: FnOnce(FnContext) -> RB, RB> Drop for RunOnUnwind<B, RB> {
 #[cold]
 #[inline(never)]
 fn run_b_unwinding<B: FnOnce(FnContext) -> RB, RB>(b: B) {
+    debug_assert!(std::thread::panicking(), "only while `a` unwinds");
     // A second panic while unwinding would abort: `b`'s is caught and
-    // dropped.
-    drop(catch_unwind(AssertUnwindSafe(|| b(FnContext::new(false)))));
+    // dropped, and so is a panic of its result's `Drop` (dropped inside).
+    drop(catch_unwind(AssertUnwindSafe(|| {
+        drop(b(FnContext::new(false)))
+    })));
 }
 
 /// A region join's unwind guard: finishes B ([`finish_b`]) if `a` unwinds,
@@ -178,13 +183,15 @@ struct FinishOnUnwind<'a, F: FnOnce(bool) -> R, R> {
 }
 
 impl<F: FnOnce(bool) -> R, R> Drop for FinishOnUnwind<'_, F, R> {
-    /// Inlined, so the guard's two words need not be stored on the fast
-    /// path: the landing pad passes them on from registers (or
-    /// recomputes the job's stack address).
+    /// Inlined, so that the compiler need not store the guard's two words
+    /// on the fast path (its choice; in release builds the landing pad
+    /// passes them on from registers).
     #[inline(always)]
     fn drop(&mut self) {
-        // SAFETY: the guard is dropped only while `a` unwinds (it is
-        // forgotten otherwise), so this is the join's only `finish_b`.
+        // SAFETY: the guard is dropped only while the join unwinds (from
+        // `a`, or from the request check before it; it is forgotten
+        // otherwise), so this is the join's only `finish_b`, and every join
+        // opened after this one has closed (their guards ran first).
         unsafe { finish_unwinding(self.worker, self.job) };
     }
 }
@@ -196,6 +203,7 @@ impl<F: FnOnce(bool) -> R, R> Drop for FinishOnUnwind<'_, F, R> {
 #[cold]
 #[inline(never)]
 unsafe fn finish_unwinding<F: FnOnce(bool) -> R, R>(worker: &Worker, job: &StackJob<F, R>) {
+    debug_assert!(std::thread::panicking(), "only while `a` unwinds");
     // SAFETY: by this function's contract.
     let finish = || drop(unsafe { finish_b(worker, job) });
     // A second panic while unwinding would abort: `b`'s is caught and
