@@ -29,8 +29,11 @@
 //! (default: all CPUs), made for it; rayon's and tine's are entered from
 //! outside with `install`, as a program's main thread enters them. A cell is
 //! the median of `NESTED_SAMPLES` samples (default 11) of at least 200 µs
-//! each; the table gives it and its ratio to serial. `NESTED_SCALE` (default
-//! 1) divides the big sizes, for a quick run.
+//! each; the table gives it and its ratio to serial. The `sort` rows take
+//! at most 5 samples of one sort each, and take them in turns (serial,
+//! tine, rayon, then backwards), so that the host's changes of speed hit
+//! every cell alike. `NESTED_SCALE` (default 1) divides the big sizes, for
+//! a quick run.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -448,29 +451,44 @@ fn main() {
     }
 }
 
-/// Median seconds of `sort` over `samples` fresh copies of `input`; the
-/// copying is not timed. Checks the result against `expected`.
-fn time_sort<T: Clone + PartialEq>(
+/// Median seconds of each sort in `sorts`, each over `samples` fresh
+/// copies of `input` (the copying is not timed), checked against
+/// `expected`. The samples are taken in turns, one sort by each backend a
+/// round, the order reversed every other round, so that a host whose speed
+/// changes during the row slows every cell alike instead of whichever one
+/// it hit (a sort takes 0.1-6 s, long enough for this host to change
+/// state).
+fn time_sorts<T: Clone + PartialEq>(
     samples: usize,
     input: &[T],
     expected: &[T],
-    sort: &dyn Fn(&mut Vec<T>),
-) -> f64 {
-    let mut times: Vec<f64> = (0..samples.max(1))
-        .map(|_| {
+    sorts: &[&dyn Fn(&mut Vec<T>)],
+) -> Vec<f64> {
+    let mut times = vec![Vec::with_capacity(samples.max(1)); sorts.len()];
+    for round in 0..samples.max(1) {
+        for turn in 0..sorts.len() {
+            let k = if round % 2 == 0 {
+                turn
+            } else {
+                sorts.len() - 1 - turn
+            };
             let mut v = input.to_vec();
             let start = std::time::Instant::now();
-            sort(&mut v);
+            sorts[k](&mut v);
             let took = start.elapsed().as_secs_f64();
             assert!(v == expected, "sorted wrongly");
-            took
+            times[k].push(took);
+        }
+    }
+    times
+        .into_iter()
+        .map(|mut cell| {
+            cell.sort_by(f64::total_cmp);
+            cell[cell.len() / 2]
         })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
+        .collect()
 }
 
-/// The `par_sort_unstable` and `par_sort` rows for one input.
 fn sort_rows<T: Ord + Clone + Send + Sync>(
     samples: usize,
     tine_pool: &tine::ThreadPool,
@@ -486,27 +504,26 @@ fn sort_rows<T: Ord + Clone + Send + Sync>(
         } else {
             "par_sort_unstable"
         };
-        let mut row = Row {
-            name: format!("{name}, {what}"),
-            cells: Vec::new(),
+        let serial_stable = |v: &mut Vec<T>| v.sort();
+        let tine_stable = |v: &mut Vec<T>| tine_pool.install(|| v.par_sort());
+        let rayon_stable = |v: &mut Vec<T>| {
+            rayon_pool.install(|| rayon::slice::ParallelSliceMut::par_sort(&mut v[..]))
         };
-        let mut run = |backend: &'static str, sort: &dyn Fn(&mut Vec<T>)| {
-            row.cells
-                .push((backend, time_sort(samples, input, &expected, sort)));
+        let serial_unstable = |v: &mut Vec<T>| v.sort_unstable();
+        let tine_unstable = |v: &mut Vec<T>| tine_pool.install(|| v.par_sort_unstable());
+        let rayon_unstable = |v: &mut Vec<T>| {
+            rayon_pool.install(|| rayon::slice::ParallelSliceMut::par_sort_unstable(&mut v[..]))
         };
-        if stable {
-            run("serial", &|v| v.sort());
-            run("tine", &|v| tine_pool.install(|| v.par_sort()));
-            run("rayon", &|v| {
-                rayon_pool.install(|| rayon::slice::ParallelSliceMut::par_sort(&mut v[..]))
-            });
+        let sorts: [&dyn Fn(&mut Vec<T>); 3] = if stable {
+            [&serial_stable, &tine_stable, &rayon_stable]
         } else {
-            run("serial", &|v| v.sort_unstable());
-            run("tine", &|v| tine_pool.install(|| v.par_sort_unstable()));
-            run("rayon", &|v| {
-                rayon_pool.install(|| rayon::slice::ParallelSliceMut::par_sort_unstable(&mut v[..]))
-            });
-        }
+            [&serial_unstable, &tine_unstable, &rayon_unstable]
+        };
+        let times = time_sorts(samples, input, &expected, &sorts);
+        let row = Row {
+            name: format!("{name}, {what}"),
+            cells: ["serial", "tine", "rayon"].into_iter().zip(times).collect(),
+        };
         row.print();
     }
 }
