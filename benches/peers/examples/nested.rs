@@ -31,8 +31,8 @@
 //! the median of `NESTED_SAMPLES` samples (default 11) of at least 200 µs
 //! each; the table gives it and its ratio to serial. The `sort` rows take
 //! at most 5 samples of one sort each, and take them in turns (serial,
-//! tine, rayon, then backwards), so that the host's changes of speed hit
-//! every cell alike. `NESTED_SCALE` (default 1) divides the big sizes, for
+//! tine, rayon, then backwards), so that the host's changes of speed are
+//! spread over every cell. `NESTED_SCALE` (default 1) divides the big sizes, for
 //! a quick run.
 
 use std::hint::black_box;
@@ -455,9 +455,9 @@ fn main() {
 /// copies of `input` (the copying is not timed), checked against
 /// `expected`. The samples are taken in turns, one sort by each backend a
 /// round, the order reversed every other round, so that a host whose speed
-/// changes during the row slows every cell alike instead of whichever one
-/// it hit (a sort takes 0.1-6 s, long enough for this host to change
-/// state).
+/// changes during the row spreads that drift over every cell instead of
+/// the one it hit (a sort takes about 0.1-7 s, long enough for this host
+/// to change state).
 fn time_sorts<T: Clone + PartialEq>(
     samples: usize,
     input: &[T],
@@ -489,6 +489,7 @@ fn time_sorts<T: Clone + PartialEq>(
         .collect()
 }
 
+/// The `par_sort_unstable` and `par_sort` rows for one input.
 fn sort_rows<T: Ord + Clone + Send + Sync>(
     samples: usize,
     tine_pool: &tine::ThreadPool,

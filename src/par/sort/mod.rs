@@ -61,8 +61,8 @@ const LEAF: usize = 4096;
 /// nothing left, is short. On 2 threads, 10M `u64`, 9 interleaved rounds
 /// in one process, two sittings: 8 parts per thread against 4, stable
 /// 160.7 and 175.8 ms against 173.6 and 182.7 ms, unstable 91.9 and 91.3
-/// ms against 94.9 and 95.3 ms (serial 287 and 162 ms); 2, 12 and 16 were
-/// no better than 8 overall.
+/// ms against 94.9 and 95.3 ms (serial `sort` 287 ms and `sort_unstable`
+/// 162 ms in both sittings); 2, 12 and 16 were no better than 8 overall.
 const PARTS_PER_THREAD: usize = 8;
 
 /// The leaf size for sorting `len` elements of `T` on the current pool.
@@ -71,9 +71,9 @@ const PARTS_PER_THREAD: usize = 8;
 ///   thread, never under [`LEAF`]. `std`'s sorts (ipnsort, driftsort) sort
 ///   a part far faster than a level of parallel partitioning or merging
 ///   costs per element, so the recursion goes only as deep as the threads
-///   need: on 2 threads, 16 parts and four levels, where 4096-element
-///   leaves made 11 (and a 1.8x loss to serial `sort_unstable` on 10M
-///   `u64`).
+///   need: on 2 threads, about 16 parts and four levels, where
+///   4096-element leaves made about 12 (and a 1.8x loss to serial
+///   `sort_unstable` on 10M `u64`).
 /// - Elements that own heap data: [`LEAF`]. Their comparisons chase
 ///   pointers, and the branching merges and partitions of small parts
 ///   overlap those loads better than `std`'s sorts of large parts do: on
