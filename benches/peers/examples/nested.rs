@@ -25,6 +25,9 @@
 //! - `sort`: `par_sort_unstable` and `par_sort` of random `u64`, and of
 //!   `(u32, String)` pairs, against the serial `sort_unstable`/`sort`.
 //!
+//! One example, so that every backend runs in one process and one run
+//! (about 500 lines: a row per workload, the peers' `join` wrappers).
+//!
 //! Each backend runs in its own pool of `TINE_BENCH_THREADS` threads
 //! (default: all CPUs), made for it; rayon's and tine's are entered from
 //! outside with `install`, as a program's main thread enters them. A cell is
@@ -40,7 +43,7 @@ use std::time::Duration;
 use tine::prelude::*;
 use tine_peers::recursion::{fib_serial, tree_sum_serial, Node};
 use tine_peers::recursions;
-use tine_peers::timing::median_seconds;
+use tine_peers::timing::{median_seconds, sorts_in_turns, SortCall};
 
 /// The serial tree sum, right child first (the order chili's `join` runs
 /// its closures in when no thread steals).
@@ -451,44 +454,6 @@ fn main() {
     }
 }
 
-/// Median seconds of each sort in `sorts`, each over `samples` fresh
-/// copies of `input` (the copying is not timed), checked against
-/// `expected`. The samples are taken in turns, one sort by each backend a
-/// round, the order reversed every other round, so that a host whose speed
-/// changes during the row spreads that drift over every cell instead of
-/// the one it hit (a sort takes about 0.1-7 s, long enough for this host
-/// to change state).
-fn time_sorts<T: Clone + PartialEq>(
-    samples: usize,
-    input: &[T],
-    expected: &[T],
-    sorts: &[&dyn Fn(&mut Vec<T>)],
-) -> Vec<f64> {
-    let mut times = vec![Vec::with_capacity(samples.max(1)); sorts.len()];
-    for round in 0..samples.max(1) {
-        for turn in 0..sorts.len() {
-            let k = if round % 2 == 0 {
-                turn
-            } else {
-                sorts.len() - 1 - turn
-            };
-            let mut v = input.to_vec();
-            let start = std::time::Instant::now();
-            sorts[k](&mut v);
-            let took = start.elapsed().as_secs_f64();
-            assert!(v == expected, "sorted wrongly");
-            times[k].push(took);
-        }
-    }
-    times
-        .into_iter()
-        .map(|mut cell| {
-            cell.sort_by(f64::total_cmp);
-            cell[cell.len() / 2]
-        })
-        .collect()
-}
-
 /// The `par_sort_unstable` and `par_sort` rows for one input.
 fn sort_rows<T: Ord + Clone + Send + Sync>(
     samples: usize,
@@ -515,12 +480,12 @@ fn sort_rows<T: Ord + Clone + Send + Sync>(
         let rayon_unstable = |v: &mut Vec<T>| {
             rayon_pool.install(|| rayon::slice::ParallelSliceMut::par_sort_unstable(&mut v[..]))
         };
-        let sorts: [&dyn Fn(&mut Vec<T>); 3] = if stable {
+        let sorts: [SortCall<'_, T>; 3] = if stable {
             [&serial_stable, &tine_stable, &rayon_stable]
         } else {
             [&serial_unstable, &tine_unstable, &rayon_unstable]
         };
-        let times = time_sorts(samples, input, &expected, &sorts);
+        let times = sorts_in_turns(samples, input, &expected, &sorts);
         let row = Row {
             name: format!("{name}, {what}"),
             cells: ["serial", "tine", "rayon"].into_iter().zip(times).collect(),

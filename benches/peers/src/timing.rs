@@ -1,4 +1,5 @@
-//! Timing one call the way the examples report it: a median over batches.
+//! Timing calls the way the examples report them: medians over batches,
+//! and over cells taken in turns.
 
 use std::time::{Duration, Instant};
 
@@ -94,6 +95,41 @@ pub fn interleaved_medians<T>(
             let start = Instant::now();
             cells[index](state, batches[index]);
             times[index].push(start.elapsed().as_secs_f64() / f64::from(batches[index]));
+        }
+    }
+    times.into_iter().map(median).collect()
+}
+
+/// One backend's sort, for [`sorts_in_turns`].
+pub type SortCall<'a, T> = &'a dyn Fn(&mut Vec<T>);
+
+/// Median seconds of each sort in `sorts`, each over `samples` fresh
+/// copies of `input` (the copying is not timed), checked against
+/// `expected`. The samples are taken in turns, one sort by each backend a
+/// round, the order reversed every other round, so that a host whose speed
+/// changes during the row spreads that drift over every cell instead of
+/// the one it hit (a sort takes about 0.1-7 s, long enough for this host
+/// to change state).
+pub fn sorts_in_turns<T: Clone + PartialEq>(
+    samples: usize,
+    input: &[T],
+    expected: &[T],
+    sorts: &[SortCall<'_, T>],
+) -> Vec<f64> {
+    let mut times = vec![Vec::with_capacity(samples.max(1)); sorts.len()];
+    for round in 0..samples.max(1) {
+        for turn in 0..sorts.len() {
+            let k = if round % 2 == 0 {
+                turn
+            } else {
+                sorts.len() - 1 - turn
+            };
+            let mut v = input.to_vec();
+            let start = Instant::now();
+            sorts[k](&mut v);
+            let took = start.elapsed().as_secs_f64();
+            assert!(v == expected, "sorted wrongly");
+            times[k].push(took);
         }
     }
     times.into_iter().map(median).collect()
