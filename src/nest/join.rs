@@ -125,8 +125,7 @@ where
 /// Holds `b` while `a` runs, and runs it if dropped (only while `a`
 /// unwinds: [`RunOnUnwind::disarm`] takes `b` back otherwise), so the fast
 /// path needs no `catch_unwind`. On the way out of a panicking `a`, `b` still
-/// runs, and its own panic is dropped: `a`'s resumes. Disarmed by taking
-/// `b` back ([`RunOnUnwind::disarm`]).
+/// runs, and its own panic is dropped: `a`'s resumes.
 struct RunOnUnwind<B: FnOnce(FnContext) -> RB, RB> {
     b: ManuallyDrop<B>,
     _result: PhantomData<fn() -> RB>,
@@ -158,20 +157,20 @@ impl<B: FnOnce(FnContext) -> RB, RB> Drop for RunOnUnwind<B, RB> {
     fn drop(&mut self) {
         // SAFETY: drop runs once, and `disarm` (the only other taker)
         // never lets it run.
-        run_b_unwinding(unsafe { ManuallyDrop::take(&mut self.b) });
+        let b = unsafe { ManuallyDrop::take(&mut self.b) };
+        // The result is dropped inside, so a panic of its `Drop` is caught.
+        while_unwinding(move || drop(b(FnContext::new(false))));
     }
 }
 
-/// [`RunOnUnwind`]'s work, out of line.
+/// The unwind guards' work, out of line: runs `f` while a join unwinds and
+/// drops its panic (a second panic during unwinding would abort, and the
+/// panic of `a` is the one that resumes).
 #[cold]
 #[inline(never)]
-fn run_b_unwinding<B: FnOnce(FnContext) -> RB, RB>(b: B) {
+fn while_unwinding(f: impl FnOnce()) {
     debug_assert!(std::thread::panicking(), "only while `a` unwinds");
-    // A second panic while unwinding would abort: `b`'s is caught and
-    // dropped, and so is a panic of its result's `Drop` (dropped inside).
-    drop(catch_unwind(AssertUnwindSafe(|| {
-        drop(b(FnContext::new(false)))
-    })));
+    drop(catch_unwind(AssertUnwindSafe(f)));
 }
 
 /// A region join's unwind guard: finishes B ([`finish_b`]) if `a` unwinds,
@@ -188,27 +187,12 @@ impl<F: FnOnce(bool) -> R, R> Drop for FinishOnUnwind<'_, F, R> {
     /// passes them on from registers).
     #[inline(always)]
     fn drop(&mut self) {
-        // SAFETY: the guard is dropped only while the join unwinds (from
-        // `a`, or from the request check before it; it is forgotten
-        // otherwise), so this is the join's only `finish_b`, and every join
-        // opened after this one has closed (their guards ran first).
-        unsafe { finish_unwinding(self.worker, self.job) };
+        let (worker, job) = (self.worker, self.job);
+        // Dropped only while the join unwinds (from `a`, or the request
+        // check before it), after the guards of every join opened inside.
+        // SAFETY: so this is the join's only `finish_b`, all inner ones closed.
+        while_unwinding(move || drop(unsafe { finish_b(worker, job) }));
     }
-}
-
-/// [`FinishOnUnwind`]'s work, out of line.
-///
-/// # Safety
-/// As [`finish_b`]: the join's only call, while `a` unwinds.
-#[cold]
-#[inline(never)]
-unsafe fn finish_unwinding<F: FnOnce(bool) -> R, R>(worker: &Worker, job: &StackJob<F, R>) {
-    debug_assert!(std::thread::panicking(), "only while `a` unwinds");
-    // SAFETY: by this function's contract.
-    let finish = || drop(unsafe { finish_b(worker, job) });
-    // A second panic while unwinding would abort: `b`'s is caught and
-    // dropped.
-    drop(catch_unwind(AssertUnwindSafe(finish)));
 }
 
 /// Both closures on this thread: `a`, then `b`, each told it did not

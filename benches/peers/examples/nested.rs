@@ -470,20 +470,21 @@ fn sort_rows<T: Ord + Clone + Send + Sync>(
         } else {
             "par_sort_unstable"
         };
-        let serial_stable = |v: &mut Vec<T>| v.sort();
-        let tine_stable = |v: &mut Vec<T>| tine_pool.install(|| v.par_sort());
-        let rayon_stable = |v: &mut Vec<T>| {
-            rayon_pool.install(|| rayon::slice::ParallelSliceMut::par_sort(&mut v[..]))
-        };
-        let serial_unstable = |v: &mut Vec<T>| v.sort_unstable();
-        let tine_unstable = |v: &mut Vec<T>| tine_pool.install(|| v.par_sort_unstable());
-        let rayon_unstable = |v: &mut Vec<T>| {
-            rayon_pool.install(|| rayon::slice::ParallelSliceMut::par_sort_unstable(&mut v[..]))
-        };
         let sorts: [SortCall<'_, T>; 3] = if stable {
-            [&serial_stable, &tine_stable, &rayon_stable]
+            [
+                &|v| v.sort(),
+                &|v| tine_pool.install(|| v.par_sort()),
+                &|v| rayon_pool.install(|| rayon::slice::ParallelSliceMut::par_sort(&mut v[..])),
+            ]
         } else {
-            [&serial_unstable, &tine_unstable, &rayon_unstable]
+            [
+                &|v| v.sort_unstable(),
+                &|v| tine_pool.install(|| v.par_sort_unstable()),
+                &|v| {
+                    rayon_pool
+                        .install(|| rayon::slice::ParallelSliceMut::par_sort_unstable(&mut v[..]))
+                },
+            ]
         };
         let times = sorts_in_turns(samples, input, &expected, &sorts);
         let row = Row {
