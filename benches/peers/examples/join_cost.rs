@@ -2,10 +2,13 @@
 //! commit before it (build each side in its own worktree, run them in
 //! turns): `fib(30)` with a `join` at every level and the sum of a
 //! 1,023-node tree, each serially, on a 1-thread pool and on a 2-thread
-//! pool, and an empty region (an `install` of one `join` of two empty
-//! closures), in `JOIN_ROUNDS` rounds (default 3). A cell is the median of
-//! batches of at least 200 µs, with its ratio to the serial cell of its
-//! workload in the same round.
+//! pool, an empty region (an `install` of one `join` of two empty
+//! closures), and the tree walked by the caller inside a region whose other
+//! thread is busy (every `join` takes the region's path and none is stolen:
+//! the region join's own cost per node, with no cache-line transfers), in
+//! `JOIN_ROUNDS` rounds (default 3). A cell is the median of batches of at
+//! least 200 µs, with its ratio to the serial cell of its workload in the
+//! same round.
 //!
 //! ```text
 //! cargo run --release -p tine-peers --example join_cost
@@ -23,6 +26,7 @@
 //! ```
 
 use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tine_peers::recursion::{fib_serial, tree_sum_serial, Node};
 use tine_peers::recursions;
@@ -75,6 +79,7 @@ fn main() {
         let empty = time(&mut || {
             black_box(two.install(|| tine::join(|| black_box(1), || black_box(2))));
         });
+        let in_region = tree_in_a_region(&two, &root, expected_tree);
         let cells = |name: &str, cells: [f64; 3], unit: f64, label: &str| {
             println!(
                 "round {round} {name:10} serial {:8.3} {label} | 1 thread {:8.3} {label} ({:.2}x) | 2 threads {:8.3} {label} ({:.2}x)",
@@ -91,5 +96,40 @@ fn main() {
             "round {round} empty region (2 threads) {:.3} µs",
             empty * 1e6
         );
+        println!(
+            "round {round} tree 1023 in a region, no steals: {:.2} ns a node (serial {:.2}, 1 thread {:.2})",
+            in_region * 1e9 / 1023.0,
+            sum[0] * 1e9 / 1023.0,
+            sum[1] * 1e9 / 1023.0,
+        );
     }
+}
+
+/// The tree sum walked by the caller inside a region of `two` whose other
+/// thread is busy (it runs the root join's `b`, which waits for the walks
+/// to end), so every `join` takes the region's path and none is stolen:
+/// the region join's own cost, with no cache-line transfers.
+fn tree_in_a_region(two: &tine::ThreadPool, root: &Node, expected: u64) -> f64 {
+    let walked = AtomicBool::new(false);
+    let (seconds, ()) = two.install(|| {
+        tine::join(
+            || {
+                let seconds = median_seconds(9, Duration::from_millis(50), || {
+                    assert_eq!(tree_tine(black_box(root)), expected);
+                });
+                // Release: pairs with the Acquire load in the other closure.
+                walked.store(true, Ordering::Release);
+                seconds
+            },
+            || {
+                // Acquire: pairs with the Release store after the walks. The
+                // other thread takes this closure at the root join's first
+                // check; if it did not, the caller runs it after the walks.
+                while !walked.load(Ordering::Acquire) {
+                    std::hint::spin_loop();
+                }
+            },
+        )
+    });
+    seconds
 }
