@@ -9,10 +9,14 @@
 //! A join opens by linking its job in front of the chain (`prev` = the
 //! newest open join's job, then `newest_join` = its own) and closes by
 //! putting its `prev` back, so the chain holds exactly this thread's open
-//! joins' jobs, newest first. The head's new value is the job's own
-//! address, which comes from the stack pointer, not from a load: a counter
-//! of open joins, tried instead, made every join wait on the previous
-//! one's store of it.
+//! joins' jobs, newest first. The head's new value at an open is the job's
+//! own address, which comes from the stack pointer, not from a load (a
+//! counter of open joins, tried instead, made every join wait on the
+//! previous one's store of it). The close still restores a loaded value,
+//! which the next open loads back: a store-to-load chain through every
+//! join that costs about 0.5 ns a node of a tree walk (BENCHMARKS, "The
+//! fifth round"), kept because the one replacement tried, a record indexed
+//! by the job's address, lost far more on walks bound by memory latency.
 //!
 //! A pending job is an open join's job not yet promoted (its owner-only
 //! flag); promotion offers the oldest one among the newest `WINDOW` open

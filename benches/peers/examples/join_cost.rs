@@ -6,9 +6,9 @@
 //! closures), and the tree walked by the caller inside a region whose other
 //! thread is busy (every `join` takes the region's path and none is stolen:
 //! the region join's own cost per node, with no cache-line transfers), in
-//! `JOIN_ROUNDS` rounds (default 3). A cell is the median of batches of at
-//! least 200 µs, with its ratio to the serial cell of its workload in the
-//! same round.
+//! `JOIN_ROUNDS` rounds (default 3). A cell is the median of 9 batches of
+//! at least 200 µs, with its ratio to the serial cell of its workload in
+//! the same round (the last row prints nanoseconds a node instead).
 //!
 //! ```text
 //! cargo run --release -p tine-peers --example join_cost
@@ -110,21 +110,30 @@ fn main() {
 /// to end), so every `join` takes the region's path and none is stolen:
 /// the region join's own cost, with no cache-line transfers.
 fn tree_in_a_region(two: &tine::ThreadPool, root: &Node, expected: u64) -> f64 {
+    /// Tells `b` the walks are over, also if one panics (else the join
+    /// would wait forever for a `b` that waits for the walks).
+    struct Walked<'a>(&'a AtomicBool);
+    impl Drop for Walked<'_> {
+        fn drop(&mut self) {
+            // Release: pairs with the Acquire load in `b`.
+            self.0.store(true, Ordering::Release);
+        }
+    }
     let walked = AtomicBool::new(false);
     let (seconds, ()) = two.install(|| {
         tine::join(
             || {
-                let seconds = median_seconds(9, Duration::from_millis(50), || {
+                let _walked = Walked(&walked);
+                median_seconds(9, Duration::from_millis(50), || {
                     assert_eq!(tree_tine(black_box(root)), expected);
-                });
-                // Release: pairs with the Acquire load in the other closure.
-                walked.store(true, Ordering::Release);
-                seconds
+                })
             },
             || {
-                // Acquire: pairs with the Release store after the walks. The
-                // other thread takes this closure at the root join's first
-                // check; if it did not, the caller runs it after the walks.
+                // Acquire: pairs with the Release store of `Walked`. The
+                // root join offers this closure at once (a region starts
+                // with its caller asked for work), and the other thread
+                // claims it; if it did not, the caller runs it after the
+                // walks, when the flag is already set.
                 while !walked.load(Ordering::Acquire) {
                     std::hint::spin_loop();
                 }
