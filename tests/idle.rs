@@ -49,10 +49,16 @@ fn idle_pools_park() {
         .wait_policy(WaitPolicy::AlwaysSpin)
         .build()
         .unwrap();
-    let burnt = busy_then_idle(&pool, Duration::from_millis(500));
+    // Other processes on the machine (a build, CI's niced Miri) can take
+    // the spinner's core for a while: it must burn the time in one of a
+    // few tries, not in every one.
+    let burnt = (0..3)
+        .map(|_| busy_then_idle(&pool, Duration::from_millis(500)))
+        .find(|&burnt| burnt > 2 * limit);
     assert!(
-        burnt > 2 * limit,
-        "a spinning pool burnt only {burnt:?} in 500 ms"
+        burnt.is_some(),
+        "a spinning pool burnt at most {:?} in 500 ms, three times",
+        2 * limit
     );
 
     // `sleep` parks even that pool at once.
