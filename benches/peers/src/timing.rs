@@ -83,18 +83,31 @@ pub fn interleaved_medians<T>(
         .iter_mut()
         .map(|cell| batch_size(warm_up, INTERLEAVED_BATCH, || cell(state, 1)))
         .collect();
-    let mut times = vec![Vec::with_capacity(samples.max(1)); cells.len()];
-    for sample in 0..samples.max(1) {
-        let order: Vec<usize> = if sample % 2 == 0 {
-            (0..cells.len()).collect()
-        } else {
-            (0..cells.len()).rev().collect()
-        };
-        for index in order {
-            std::thread::sleep(gap);
-            let start = Instant::now();
-            cells[index](state, batches[index]);
-            times[index].push(start.elapsed().as_secs_f64() / f64::from(batches[index]));
+    medians_in_turns(samples, cells.len(), |index| {
+        std::thread::sleep(gap);
+        let start = Instant::now();
+        cells[index](state, batches[index]);
+        start.elapsed().as_secs_f64() / f64::from(batches[index])
+    })
+}
+
+/// The median of each of `cells` cells' `samples` samples, taken in turns:
+/// each round times every cell once (`sample(index)` returns one sample's
+/// seconds), forward on even rounds and backward on odd ones.
+fn medians_in_turns(
+    samples: usize,
+    cells: usize,
+    mut sample: impl FnMut(usize) -> f64,
+) -> Vec<f64> {
+    let mut times = vec![Vec::with_capacity(samples.max(1)); cells];
+    for round in 0..samples.max(1) {
+        for turn in 0..cells {
+            let index = if round % 2 == 0 {
+                turn
+            } else {
+                cells - 1 - turn
+            };
+            times[index].push(sample(index));
         }
     }
     times.into_iter().map(median).collect()
@@ -116,21 +129,12 @@ pub fn sorts_in_turns<T: Clone + PartialEq>(
     expected: &[T],
     sorts: &[SortCall<'_, T>],
 ) -> Vec<f64> {
-    let mut times = vec![Vec::with_capacity(samples.max(1)); sorts.len()];
-    for round in 0..samples.max(1) {
-        for turn in 0..sorts.len() {
-            let k = if round % 2 == 0 {
-                turn
-            } else {
-                sorts.len() - 1 - turn
-            };
-            let mut v = input.to_vec();
-            let start = Instant::now();
-            sorts[k](&mut v);
-            let took = start.elapsed().as_secs_f64();
-            assert!(v == expected, "sorted wrongly");
-            times[k].push(took);
-        }
-    }
-    times.into_iter().map(median).collect()
+    medians_in_turns(samples, sorts.len(), |index| {
+        let mut v = input.to_vec();
+        let start = Instant::now();
+        sorts[index](&mut v);
+        let took = start.elapsed().as_secs_f64();
+        assert!(v == expected, "sorted wrongly");
+        took
+    })
 }
