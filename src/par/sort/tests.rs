@@ -63,7 +63,12 @@ fn inputs() -> Vec<Vec<(u32, usize)>> {
 
 #[test]
 fn small_leaves_sort_like_std() {
-    let leaves: &[usize] = if cfg!(miri) { &[8] } else { &[0, 8, 13] };
+    // 64: serial merges long enough to merge from both ends.
+    let leaves: &[usize] = if cfg!(miri) {
+        &[8, 64]
+    } else {
+        &[0, 8, 13, 64]
+    };
     for &leaf in leaves {
         for input in inputs() {
             let mut want = input.clone();
@@ -107,19 +112,25 @@ fn small_leaves_sort_like_std() {
 /// A sort under test, on owned values.
 type SortFn<E> = fn(&mut [E], &(dyn Fn(&E, &E) -> Ordering + Sync));
 
-/// Sorts `len` owned values with `sort`, a comparator that panics on call
-/// `k` (or answers at random when `k` is `None`), and checks that every
-/// value is still there exactly once.
-fn permutation_survives(sort: SortFn<Vec<u32>>, len: usize, k: Option<usize>) {
-    let input: Vec<Vec<u32>> = (0..len as u32).map(|i| std::vec![i % 17, i]).collect();
+/// Sorts `len` values made by `make` with `sort`, a comparator that
+/// compares by `key`, panicking on call `k` (or answers at random when `k`
+/// is `None`), and checks that every value is still there exactly once.
+fn permutation_survives<E: Clone + Ord + core::fmt::Debug>(
+    sort: SortFn<E>,
+    make: fn(u32) -> E,
+    key: fn(&E) -> u32,
+    len: usize,
+    k: Option<usize>,
+) {
+    let input: Vec<E> = (0..len as u32).map(make).collect();
     let mut v = input.clone();
     let calls = std::sync::atomic::AtomicUsize::new(0);
     let rng = std::sync::Mutex::new(Rng(len as u64 + 1));
-    let compare = |a: &Vec<u32>, b: &Vec<u32>| {
+    let compare = |a: &E, b: &E| {
         let n = calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         match k {
             Some(k) if n == k => panic!("comparator panic at call {k}"),
-            Some(_) => a[0].cmp(&b[0]),
+            Some(_) => key(a).cmp(&key(b)),
             None => [Ordering::Less, Ordering::Equal, Ordering::Greater]
                 [(rng.lock().unwrap().next() % 3) as usize],
         }
@@ -131,26 +142,33 @@ fn permutation_survives(sort: SortFn<Vec<u32>>, len: usize, k: Option<usize>) {
     assert_eq!(v, want);
 }
 
+/// Both sorts, on owned values (the branching partition and merge) and on
+/// plain ones (the branchless partition, and the merge from both ends).
 #[test]
 fn panics_and_bad_orders_leave_a_permutation() {
-    let stable_small: SortFn<Vec<u32>> = |v, c| stable(v, &c, 8);
-    let unstable_small: SortFn<Vec<u32>> = |v, c| unstable(v, &c, 8);
-    for sort in [stable_small, unstable_small] {
-        let lens: &[usize] = if cfg!(miri) {
-            &[9, 100]
-        } else {
-            &[9, 40, 150, 2000]
-        };
-        for &len in lens {
-            let ks: &[usize] = if cfg!(miri) {
-                &[0, 20, 200]
-            } else {
-                &[0, 1, 5, 20, 60, 200, 400, 1000]
-            };
-            for &k in ks {
-                permutation_survives(sort, len, Some(k));
+    let lens: &[usize] = if cfg!(miri) {
+        &[9, 100]
+    } else {
+        &[9, 40, 150, 2000]
+    };
+    let ks: &[usize] = if cfg!(miri) {
+        &[0, 20, 200]
+    } else {
+        &[0, 1, 5, 20, 60, 200, 400, 1000]
+    };
+    let stable_owned: SortFn<Vec<u32>> = |v, c| stable(v, &c, 8);
+    let unstable_owned: SortFn<Vec<u32>> = |v, c| unstable(v, &c, 8);
+    // Leaves of 64: serial merges long enough to merge from both ends.
+    let stable_plain: SortFn<(u32, u32)> = |v, c| stable(v, &c, 64);
+    let unstable_plain: SortFn<(u32, u32)> = |v, c| unstable(v, &c, 8);
+    for &len in lens {
+        for k in ks.iter().copied().map(Some).chain([None]) {
+            for sort in [stable_owned, unstable_owned] {
+                permutation_survives(sort, |i| std::vec![i % 17, i], |e| e[0], len, k);
             }
-            permutation_survives(sort, len, None);
+            for sort in [stable_plain, unstable_plain] {
+                permutation_survives(sort, |i| (i % 17, i), |e| e.0, len, k);
+            }
         }
     }
 }
