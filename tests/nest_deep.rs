@@ -1,7 +1,7 @@
 //! Joins far deeper than the window of open joins a promotion looks at
-//! (64): branches far down a chain still reach idle threads, every branch runs
-//! once, and a panic deep in the chain reaches the caller and leaves the
-//! pool usable.
+//! (64) and than the linked zone (`src/nest/worker.rs`): a join far down a
+//! chain still reaches idle threads, every branch runs once, and a panic
+//! deep in the chain reaches the caller and leaves the pool usable.
 #![cfg(not(loom))]
 
 mod scale;
@@ -37,16 +37,25 @@ fn on_big_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     })
 }
 
+/// Marks `far_migrated` if this branch, `depth` joins down, ran on a thread
+/// other than its joiner's and lies deeper than `FAR`.
+fn mark(context: &tine::FnContext, depth: u32, far_migrated: &AtomicBool) {
+    if context.migrated() && depth > FAR {
+        // Release: pairs with the Acquire load at the leaf.
+        far_migrated.store(true, Ordering::Release);
+    }
+}
+
 /// A chain of nested joins down to `leaf`. The deepest `a` keeps joining
 /// (each join may answer a request for work) until a branch deeper than
 /// `FAR` ran on another thread, or until `patience` ran out. Returns the
-/// branches run, counting each once.
+/// branches of the chain run, counting each once.
 fn chain(depth: u32, leaf: u32, far_migrated: &AtomicBool, patience: Instant) -> u32 {
     if depth == leaf {
         // Acquire: pairs with the Release store of the migrated branch.
         while !far_migrated.load(Ordering::Acquire) && patience.elapsed() < Duration::from_secs(20)
         {
-            tine::join(|| (), || ());
+            tine::join_context(|_| (), |context| mark(&context, depth, far_migrated));
             std::thread::yield_now();
         }
         return 0;
@@ -54,10 +63,7 @@ fn chain(depth: u32, leaf: u32, far_migrated: &AtomicBool, patience: Instant) ->
     let (below, here) = tine::join_context(
         |_| chain(depth + 1, leaf, far_migrated, patience),
         |context| {
-            if context.migrated() && depth > FAR {
-                // Release: pairs with the Acquire load at the leaf.
-                far_migrated.store(true, Ordering::Release);
-            }
+            mark(&context, depth, far_migrated);
             1
         },
     );
@@ -114,4 +120,60 @@ fn a_panic_far_down_a_chain_reaches_the_caller_after_every_branch_ran() {
         let branches = on_big_stack(|| pool.install(|| chain_with_panic(0, leaf, u32::MAX, &ran)));
         assert_eq!(branches, leaf, "the pool is usable after the panic");
     }
+}
+
+/// Runs `f` below `N` bytes of this frame's stack, far deeper than the
+/// linked zone's 1 KiB (out of line, so that `f`'s frame is below).
+#[inline(never)]
+fn below<const N: usize, R>(f: impl FnOnce() -> R) -> R {
+    let pad = std::hint::black_box([0u8; N]);
+    let result = f();
+    std::hint::black_box(&pad);
+    result
+}
+
+/// A join whose `a` waits for `b` without joining again: true if `b` ran
+/// on another thread meanwhile (within 20 s). Out of line, so that its join
+/// lies in a frame of its own.
+#[inline(never)]
+fn b_runs_while_a_waits() -> bool {
+    let flag = AtomicBool::new(false);
+    let (seen, ()) = tine::join(
+        || {
+            let patience = Instant::now();
+            // Acquire: pairs with the Release store in `b`.
+            while !flag.load(Ordering::Acquire) {
+                if patience.elapsed() > Duration::from_secs(20) {
+                    return false;
+                }
+                std::thread::yield_now();
+            }
+            true
+        },
+        // Release: pairs with the Acquire load in `a`.
+        || flag.store(true, Ordering::Release),
+    );
+    seen
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // waits on the clock for a steal; Miri's is virtual
+fn a_join_below_the_linked_zone_still_offers_b_to_an_asking_thread() {
+    let pool = pool(2);
+    // The region starts at the outer join, whose `b` the idle thread takes
+    // at once; it then asks again. The inner join, far below the region's
+    // base, finds the request and no linked join pending, so it offers its
+    // own `b`.
+    let (offered, ()) = on_big_stack(|| {
+        pool.install(|| {
+            tine::join(
+                || {
+                    std::thread::sleep(Duration::from_millis(50));
+                    below::<16384, _>(b_runs_while_a_waits)
+                },
+                || (),
+            )
+        })
+    });
+    assert!(offered, "a deep join kept b from an asking idle thread");
 }

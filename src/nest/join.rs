@@ -222,6 +222,14 @@ where
     if !worker.in_region() {
         return join_on_serial(a, b);
     }
+    // Below the linked zone (`worker.rs`), a join is the 1-thread join plus
+    // a request check, unless the request makes it link itself. A coarse
+    // join always links: it offers `b` at once. The address of a local in
+    // this frame stands for the stack pointer.
+    let here = core::mem::MaybeUninit::<u8>::uninit();
+    if !EAGER && worker.is_deep(here.as_ptr() as usize) && !worker.tick_deep() {
+        return join_on_serial(a, b);
+    }
     let job = StackJob::new(|migrated| b(FnContext::new(migrated)));
     // SAFETY: the job stays in this frame, which the guard below (or the
     // `finish_b` after `a`) closes it before leaving, on every path: the

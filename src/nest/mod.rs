@@ -24,12 +24,19 @@
 //!
 //! # One join (`join.rs`)
 //!
+//! 0. A join whose frame lies deeper in the stack than its worker's linked
+//!    zone (`worker.rs`), as nearly every join of a recursion does, only
+//!    loads its own `wanted` (Relaxed) and runs A, then B, on this thread,
+//!    as the 1-thread join does. If `wanted` is set, it promotes the oldest
+//!    pending job as in step 2; if no linked join is pending, it moves the
+//!    zone deeper and goes on as a linked join from step 1, so that its own
+//!    B is the job promoted.
 //! 1. The joiner puts B in a job on its own stack frame and links it in
 //!    front of its worker's chain of open joins (owner-only, no atomics:
 //!    three stores, see `worker.rs`).
 //! 2. It loads its own `wanted` (Relaxed). If set, it promotes the OLDEST
 //!    pending job (an open join's job not yet promoted, among its 64
-//!    newest open joins, else the oldest spawned one): marks it and stores
+//!    newest open linked joins, else the oldest spawned one): marks it and stores
 //!    it in its `shared` slot (Release), then rings the doorbell. Open
 //!    joins come before spawned jobs, however old: at a join's own check
 //!    its just-opened job is pending, so a spawned job is offered only from
@@ -56,7 +63,8 @@
 //!   store). The latch store is the runner's last touch of the job, made
 //!   through a raw pointer from a function holding no reference into the
 //!   job, so the joiner may free the frame the moment it sees it.
-//! - A worker's chain holds exactly its open joins' jobs, newest first: a
+//! - A worker's chain holds exactly its open linked joins' jobs, newest
+//!   first (an unlinked join touches neither the chain nor a job): a
 //!   join links its job in front when it opens and puts the previous head
 //!   back when it closes, after every join opened inside it has closed.
 //!   Promotion takes only a job in the chain, only if unmarked, and marks
