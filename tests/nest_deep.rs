@@ -55,7 +55,17 @@ fn chain(depth: u32, leaf: u32, far_migrated: &AtomicBool, patience: Instant) ->
         // Acquire: pairs with the Release store of the migrated branch.
         while !far_migrated.load(Ordering::Acquire) && patience.elapsed() < Duration::from_secs(20)
         {
-            tine::join_context(|_| (), |context| mark(&context, depth, far_migrated));
+            // `a` gives an offered `b` a millisecond to be taken.
+            let wait = || {
+                let offered = Instant::now();
+                // Acquire: as above.
+                while !far_migrated.load(Ordering::Acquire)
+                    && offered.elapsed() < Duration::from_millis(1)
+                {
+                    std::hint::spin_loop();
+                }
+            };
+            tine::join_context(|_| wait(), |context| mark(&context, depth, far_migrated));
             std::thread::yield_now();
         }
         return 0;
@@ -133,8 +143,8 @@ fn below<const N: usize, R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// A join whose `a` waits for `b` without joining again: true if `b` ran
-/// on another thread meanwhile (within 20 s). Out of line, so that its join
-/// lies in a frame of its own.
+/// on another thread meanwhile (within 200 ms). Out of line, so that its
+/// join lies in a frame of its own.
 #[inline(never)]
 fn b_runs_while_a_waits() -> bool {
     let flag = AtomicBool::new(false);
@@ -143,7 +153,7 @@ fn b_runs_while_a_waits() -> bool {
             let patience = Instant::now();
             // Acquire: pairs with the Release store in `b`.
             while !flag.load(Ordering::Acquire) {
-                if patience.elapsed() > Duration::from_secs(20) {
+                if patience.elapsed() > Duration::from_millis(200) {
                     return false;
                 }
                 std::thread::yield_now();
@@ -161,15 +171,22 @@ fn b_runs_while_a_waits() -> bool {
 fn a_join_below_the_linked_zone_still_offers_b_to_an_asking_thread() {
     let pool = pool(2);
     // The region starts at the outer join, whose `b` the idle thread takes
-    // at once; it then asks again. The inner join, far below the region's
-    // base, finds the request and no linked join pending, so it offers its
-    // own `b`.
+    // at once; it then asks again. An inner join far below the region's
+    // base that finds the request, and no linked join pending, offers its
+    // own `b`. Tries until one inner join began after the request (a slow
+    // host may take a while to run the idle thread), for up to 20 s.
     let (offered, ()) = on_big_stack(|| {
         pool.install(|| {
             tine::join(
                 || {
-                    std::thread::sleep(Duration::from_millis(50));
-                    below::<16384, _>(b_runs_while_a_waits)
+                    let patience = Instant::now();
+                    while patience.elapsed() < Duration::from_secs(20) {
+                        std::thread::sleep(Duration::from_millis(5));
+                        if below::<16384, _>(b_runs_while_a_waits) {
+                            return true;
+                        }
+                    }
+                    false
                 },
                 || (),
             )

@@ -34,10 +34,14 @@ impl FnContext {
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.
 ///
-/// `a` runs on the calling thread; `b` waits on the caller's stack frame
-/// until an idle thread of the pool asks for work, and runs on the caller
-/// after `a` if none did. So a `join` costs about a function call when all
-/// threads are busy, and closures may borrow the caller's stack.
+/// `a` runs on the calling thread; `b` stays on the caller's stack frame
+/// and goes to an idle thread of the pool that asks for work, else runs on
+/// the caller after `a`. So a `join` costs about a function call when all
+/// threads are busy, and closures may borrow the caller's stack. A join
+/// near the top of a thread's work offers `b` to askers until `a` returns;
+/// one deeper in a recursion (nearly every join of one) offers it only to a
+/// thread already asking when the join begins, so never make `a` wait for
+/// `b` to run elsewhere (on a pool of one thread, it never would).
 ///
 /// The pool is the one [`crate::ThreadPool::install`] made current, else
 /// the one whose region this thread runs in, else the global pool

@@ -28,9 +28,10 @@
 //!    zone (`worker.rs`), as nearly every join of a recursion does, only
 //!    loads its own `wanted` (Relaxed) and runs A, then B, on this thread,
 //!    as the 1-thread join does. If `wanted` is set, it promotes the oldest
-//!    pending job as in step 2; if no linked join is pending, it moves the
-//!    zone deeper and goes on as a linked join from step 1, so that its own
-//!    B is the job promoted.
+//!    pending job as in step 2; if the slot is empty and no linked join is
+//!    pending, it moves the zone deeper and goes on as a linked join from
+//!    step 1, so that its own B is the job promoted. Its B is offered only
+//!    then, never later.
 //! 1. The joiner puts B in a job on its own stack frame and links it in
 //!    front of its worker's chain of open joins (owner-only, no atomics:
 //!    three stores, see `worker.rs`).

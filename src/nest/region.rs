@@ -2,7 +2,6 @@
 //! team's other threads, the choice of pool for a call, and a pool's fork
 //! made from inside a region of its own team.
 
-use super::job::run;
 use super::worker::Worker;
 use super::Nest;
 use crate::sync::{Ordering, UnsafeCell};
@@ -126,7 +125,7 @@ fn idle(worker: &Worker) {
     loop {
         if let Some(job) = worker.find_work() {
             // SAFETY: claimed by `find_work`.
-            unsafe { run(job) };
+            unsafe { worker.run_anchored(job) };
             continue;
         }
         // Acquire: pairs with the Release store in `Nest::finish`.

@@ -21,24 +21,30 @@
 //! # The linked zone
 //!
 //! Only joins near the top of a thread's stack link their job: those whose
-//! frame lies less than [`LINK_DEPTH`] bytes below the worker (its region's
-//! base), or above a limit that moves deeper as below. A join deeper than
-//! that runs unlinked: it checks the request (one load) and then runs as the
-//! 1-thread join does, `a` then `b` on this thread, with no job, no chain and
-//! no flag. In a recursion nearly every join lies near the leaves, so nearly
+//! frame lies less than [`LINK_DEPTH`] bytes below where the thread's
+//! current work began (its worker, for a region's root; the frame that ran
+//! it, for a job taken from a slot or a list: [`Worker::run_anchored`]), or
+//! above a limit that moves deeper as below. A join deeper than that runs
+//! unlinked: it checks the request (one load) and then runs as the 1-thread
+//! join does, `a` then `b` on this thread, with no job, no chain and no
+//! flag. In a recursion nearly every join lies near the leaves, so nearly
 //! every join takes that path: on a 1,023-node tree walked inside a busy
-//! region, 2.0 ns a node against 3.0 for linked joins (BENCHMARKS, "The
-//! sixth round"), and twice as fast on a 16.7M-node tree whose walk waits on
-//! memory, where the linked join's stores kept fewer loads in flight.
+//! region, 2.0 ns a node against 2.9 for linked joins, and 1.4-1.9x as fast
+//! on a 16.7M-node tree whose walk waits on memory, where the linked joins'
+//! stores kept fewer loads in flight (BENCHMARKS, "The sixth round").
+//!
 //! Promotion offers the oldest linked pending job, the largest. When an
-//! idle thread asks and no linked join is pending (and the slot is empty),
-//! the asking join links itself (its `b` is offered at once) and the limit
-//! moves [`LINK_STEP`] bytes deeper: work is never withheld from an asker
-//! that a join could give, and a recursion that keeps its asker waiting
-//! links more of its levels. A join that opened unlinked is never offered:
-//! its `b` runs on this thread after `a`, as a join beyond the window below
-//! may. The stack address comes from a local's address; any answer is
-//! safe, as both paths run both closures.
+//! idle thread asks, the slot is empty and no linked join is pending, the
+//! unlinked join that finds the request links itself (its `b` is offered
+//! at once) and the limit moves [`LINK_STEP`] bytes deeper, so a recursion
+//! whose askers keep finding nothing links more of its levels. A join that
+//! opened unlinked is never offered, even if a request comes while its `a`
+//! runs: its `b` runs on this thread after `a` (as a join beyond the
+//! window below may), so an `a` that waits for its own `b` to run elsewhere
+//! can wait forever, as it would on a 1-thread pool. The stack address
+//! comes from a local's address; any answer is safe, as both paths run
+//! both closures (under Miri, whose addresses need not follow the stack,
+//! the choice is arbitrary, and still sound).
 //!
 //! A pending job is an open join's job not yet promoted (its owner-only
 //! flag); promotion offers the oldest one among the newest `WINDOW` open
@@ -49,16 +55,20 @@
 use super::job::{run, Header, Spawned};
 use super::{Nest, Slot};
 use core::cell::Cell;
+use core::mem::MaybeUninit;
 use core::ptr;
 
 /// How many of the newest open joins a promotion looks at.
 const WINDOW: usize = 64;
 
-/// How far below a worker (in bytes of stack) its joins start out unlinked
-/// (see the module head): the region's own frames take about 800 bytes
-/// above the root's first join, and a level of a tight recursion about 200
-/// (192 for `fib` with a `join`), so about the first join or two of a
-/// region's root, and of a stolen job's, start out linked.
+/// How far below where its work began (in bytes of stack) a thread's joins
+/// start out unlinked (see the module head). In release builds the
+/// region's own frames take about 800 bytes above the root's first join,
+/// and a level of a tight recursion about 200 (192 for `fib` with a
+/// `join`), so the first join or two of a region's root, and a few of a
+/// stolen job's, start out linked; debug builds' larger frames link fewer.
+/// Larger zones measured slower (`fib(30)` on 2 threads: 2.13 ms at 1 KiB,
+/// 2.29 ms at 2 KiB, 2.71 ms at 3 KiB).
 const LINK_DEPTH: usize = 1024;
 
 /// How much deeper (in bytes of stack) joins link after a request found
@@ -75,7 +85,8 @@ pub(crate) struct Worker {
     /// The newest open join's job, or null (see the module head).
     newest_join: Cell<*const Header>,
     /// Joins whose frame lies below this stack address (deeper) run
-    /// unlinked; only moves down, and only while a region runs.
+    /// unlinked. Set when the worker is entered and for each job it runs
+    /// ([`Worker::run_anchored`]); within one, it only moves deeper.
     link_limit: Cell<usize>,
     nest: *const Nest,
     /// This thread's slot index.
@@ -195,13 +206,37 @@ impl Worker {
 
     #[cold]
     fn promote_or_link(&self) -> bool {
-        if self.slot().is_empty() && self.oldest_pending().is_none() {
+        let slot = self.slot();
+        if !slot.is_empty() {
+            // A job already waits in the slot: the asker can take that one
+            // (and re-asks before it parks, see `region.rs`). Clearing the
+            // request spares the next joins this cold path.
+            slot.wanted.store(false, crate::sync::Ordering::Relaxed);
+            return false;
+        }
+        if self.oldest_pending().is_none() {
             let limit = self.link_limit.get();
             self.link_limit.set(limit.saturating_sub(LINK_STEP));
             return true;
         }
         self.promote();
         false
+    }
+
+    /// Runs `job`, which this thread claimed, with the linked zone
+    /// anchored at this frame: the job's outermost joins link as a region
+    /// root's do, however deep the wait that runs it. The zone of the
+    /// frames outside comes back after (a job never unwinds).
+    ///
+    /// # Safety
+    /// As [`run`].
+    pub(crate) unsafe fn run_anchored(&self, job: *const Header) {
+        let here = MaybeUninit::<u8>::uninit();
+        let anchored = (here.as_ptr() as usize).saturating_sub(LINK_DEPTH);
+        let outside = self.link_limit.replace(anchored);
+        // SAFETY: as this function's.
+        unsafe { run(job) };
+        self.link_limit.set(outside);
     }
 
     /// Whether joins may be promoted (a real region of several threads).
@@ -435,7 +470,7 @@ impl Worker {
         loop {
             match self.find_local_work() {
                 // SAFETY: claimed (popped from our list, or won from our slot).
-                Some(job) => unsafe { run(job) },
+                Some(job) => unsafe { self.run_anchored(job) },
                 None => return,
             }
         }
@@ -454,7 +489,7 @@ impl Worker {
             self.tick();
             if let Some(job) = self.find_work() {
                 // SAFETY: claimed by `find_work`.
-                unsafe { run(job) };
+                unsafe { self.run_anchored(job) };
                 continue;
             }
             if self.region {

@@ -9,7 +9,6 @@
 //! would do while waiting for a join: each job is claimed once, so its
 //! owner finds it done, as it would after a steal.
 
-use super::job::run;
 use super::worker::Worker;
 
 /// What [`yield_now`] or [`yield_local`] did.
@@ -51,7 +50,7 @@ pub fn yield_now() -> Option<Yield> {
     Some(match worker.find_work() {
         Some(job) => {
             // SAFETY: claimed by `find_work`, so this thread alone runs it.
-            unsafe { run(job) };
+            unsafe { worker.run_anchored(job) };
             Yield::Executed
         }
         None => Yield::Idle,
@@ -66,7 +65,7 @@ pub fn yield_local() -> Option<Yield> {
     Some(match worker.find_local_work() {
         Some(job) => {
             // SAFETY: claimed by `find_local_work`.
-            unsafe { run(job) };
+            unsafe { worker.run_anchored(job) };
             Yield::Executed
         }
         None => Yield::Idle,
