@@ -25,7 +25,7 @@
 //! # One join (`join.rs`)
 //!
 //! 0. A join whose frame lies deeper in the stack than its worker's linked
-//!    zone (`worker.rs`), as nearly every join of a recursion does, only
+//!    zone (`worker/zone.rs`), as nearly every join of a recursion does, only
 //!    loads its own `wanted` (Relaxed) and runs A, then B, on this thread,
 //!    as the 1-thread join does. If `wanted` is set, it promotes the oldest
 //!    pending job as in step 2; if the slot is empty and no linked join is
@@ -37,12 +37,12 @@
 //!    three stores, see `worker.rs`).
 //! 2. It loads its own `wanted` (Relaxed). If set, it promotes the OLDEST
 //!    pending job (an open join's job not yet promoted, among its 64
-//!    newest open linked joins, else the oldest spawned one): marks it and stores
-//!    it in its `shared` slot (Release), then rings the doorbell. Open
-//!    joins come before spawned jobs, however old: at a join's own check
-//!    its just-opened job is pending, so a spawned job is offered only from
-//!    the waits (`scope`'s, a latch's) and from `spawn` itself, which run
-//!    their own spawned jobs meanwhile.
+//!    newest open linked joins, else the oldest spawned one): marks it and
+//!    stores it in its `shared` slot (Release), then rings the doorbell.
+//!    Open joins come before spawned jobs, however old: at a join's own
+//!    check its just-opened job is pending, so a spawned job is offered
+//!    only from the waits (`scope`'s, a latch's) and from `spawn` itself,
+//!    which run their own spawned jobs meanwhile.
 //! 3. It runs A, with a guard armed that finishes B (step 4) if A unwinds;
 //!    no `catch_unwind` on the fast path.
 //! 4. It closes the join (unlinks its job). If B was never promoted,
@@ -105,7 +105,8 @@
 //! - `mod.rs`: [`Nest`] and [`Slot`].
 //! - `job.rs`: jobs on the stack and on the heap, and the latch.
 //! - `worker.rs`: a thread's worker: open joins, spawned jobs,
-//!   promotion, stealing, waiting.
+//!   promotion, stealing, waiting; `worker/zone.rs`: the linked zone, which
+//!   joins record their job.
 //! - `region.rs`: entering a region; the idle loop; a pool's fork made from
 //!   inside a region of its own team.
 //! - `join.rs`, `scope.rs`: the public calls.

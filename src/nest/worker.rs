@@ -9,8 +9,9 @@
 //! A join opens by linking its job in front of the chain (`prev` = the
 //! newest open join's job, then `newest_join` = its own) and closes by
 //! putting its `prev` back, so the chain holds exactly this thread's open
-//! linked joins' jobs (see the linked zone below), newest first. The head's new value at an open is the job's
-//! own address, which comes from the stack pointer, not from a load (a
+//! linked joins' jobs (see the linked zone below), newest first. The
+//! head's new value at an open is the job's own address, which comes from
+//! the stack pointer, not from a load (a
 //! counter of open joins, tried instead, made every join wait on the
 //! previous one's store of it). The close still restores a loaded value,
 //! which the next open loads back: a store-to-load chain through every
@@ -18,33 +19,12 @@
 //! fifth round"), kept because the one replacement tried, a record indexed
 //! by the job's address, lost far more on walks bound by memory latency.
 //!
-//! # The linked zone
+//! # The linked zone (`worker/zone.rs`)
 //!
-//! Only joins near the top of a thread's stack link their job: those whose
-//! frame lies less than [`LINK_DEPTH`] bytes below where the thread's
-//! current work began (its worker, for a region's root; the frame that ran
-//! it, for a job taken from a slot or a list: [`Worker::run_anchored`]), or
-//! above a limit that moves deeper as below. A join deeper than that runs
-//! unlinked: it checks the request (one load) and then runs as the 1-thread
-//! join does, `a` then `b` on this thread, with no job, no chain and no
-//! flag. In a recursion nearly every join lies near the leaves, so nearly
-//! every join takes that path: on a 1,023-node tree walked inside a busy
-//! region, 2.0 ns a node against 2.9 for linked joins, and 1.4-1.9x as fast
-//! on a 16.7M-node tree whose walk waits on memory, where the linked joins'
-//! stores kept fewer loads in flight (BENCHMARKS, "The sixth round").
-//!
-//! Promotion offers the oldest linked pending job, the largest. When an
-//! idle thread asks, the slot is empty and no linked join is pending, the
-//! unlinked join that finds the request links itself (its `b` is offered
-//! at once) and the limit moves [`LINK_STEP`] bytes deeper, so a recursion
-//! whose askers keep finding nothing links more of its levels. A join that
-//! opened unlinked is never offered, even if a request comes while its `a`
-//! runs: its `b` runs on this thread after `a` (as a join beyond the
-//! window below may), so an `a` that waits for its own `b` to run elsewhere
-//! can wait forever, as it would on a 1-thread pool. The stack address
-//! comes from a local's address; any answer is safe, as both paths run
-//! both closures (under Miri, whose addresses need not follow the stack,
-//! the choice is arbitrary, and still sound).
+//! Only joins near the top of a thread's work link their job; the many
+//! deeper joins of a recursion only check the request and run both sides
+//! here, as the 1-thread join does. The zone's rule, and what it gives up,
+//! are at the head of `zone.rs`.
 //!
 //! A pending job is an open join's job not yet promoted (its owner-only
 //! flag); promotion offers the oldest one among the newest `WINDOW` open
@@ -52,28 +32,15 @@
 //! `WINDOW` below the newest is not offered while the deeper ones are open
 //! (its `b` may run inline); nothing else depends on the window.
 
-use super::job::{run, Header, Spawned};
+use super::job::{Header, Spawned};
 use super::{Nest, Slot};
 use core::cell::Cell;
-use core::mem::MaybeUninit;
 use core::ptr;
+
+mod zone;
 
 /// How many of the newest open joins a promotion looks at.
 const WINDOW: usize = 64;
-
-/// How far below where its work began (in bytes of stack) a thread's joins
-/// start out unlinked (see the module head). In release builds the
-/// region's own frames take about 800 bytes above the root's first join,
-/// and a level of a tight recursion about 200 (192 for `fib` with a
-/// `join`), so the first join or two of a region's root, and a few of a
-/// stolen job's, start out linked; debug builds' larger frames link fewer.
-/// Larger zones measured slower (`fib(30)` on 2 threads: 2.13 ms at 1 KiB,
-/// 2.29 ms at 2 KiB, 2.71 ms at 3 KiB).
-const LINK_DEPTH: usize = 1024;
-
-/// How much deeper (in bytes of stack) joins link after a request found
-/// no linked join to promote: about one level of a tight recursion.
-const LINK_STEP: usize = 256;
 
 /// One thread's state in a region (or in a serial stand-in for one). Lives
 /// on that thread's stack; the thread-local points to it meanwhile.
@@ -138,10 +105,7 @@ impl Worker {
 
     /// Makes this the thread's current worker until the guard drops.
     pub(crate) fn enter(&self) -> Entered {
-        // Stacks grow down on every target this crate builds for; were one
-        // to grow up, every join would link, as before the zone existed.
-        let base = self as *const Self as usize;
-        self.link_limit.set(base.saturating_sub(LINK_DEPTH));
+        self.anchor_zone_at(self as *const Self as usize);
         Entered(CURRENT.with(|current| current.replace(self)))
     }
 
@@ -184,59 +148,6 @@ impl Worker {
     /// Whether this worker belongs to `nest`'s pool (region or serial).
     pub(crate) fn belongs_to(&self, nest: &Nest) -> bool {
         ptr::eq(self.nest, nest)
-    }
-
-    /// Whether a join whose frame is at stack address `here` lies below
-    /// the linked zone (see the module head): it then runs unlinked, after
-    /// [`Worker::tick_deep`].
-    #[inline]
-    pub(crate) fn is_deep(&self, here: usize) -> bool {
-        here < self.link_limit.get()
-    }
-
-    /// An unlinked join's request check, one Relaxed load on the fast path.
-    /// If an idle thread asked, promotes the oldest pending job; but if no
-    /// linked join is pending and the slot is empty, moves the zone one
-    /// step deeper and returns true: the join links itself instead, and its
-    /// own request check then promotes it.
-    #[inline]
-    pub(crate) fn tick_deep(&self) -> bool {
-        self.slot().wanted.load(crate::sync::Ordering::Relaxed) && self.promote_or_link()
-    }
-
-    #[cold]
-    fn promote_or_link(&self) -> bool {
-        let slot = self.slot();
-        if !slot.is_empty() {
-            // A job already waits in the slot: the asker can take that one
-            // (and re-asks before it parks, see `region.rs`). Clearing the
-            // request spares the next joins this cold path.
-            slot.wanted.store(false, crate::sync::Ordering::Relaxed);
-            return false;
-        }
-        if self.oldest_pending().is_none() {
-            let limit = self.link_limit.get();
-            self.link_limit.set(limit.saturating_sub(LINK_STEP));
-            return true;
-        }
-        self.promote();
-        false
-    }
-
-    /// Runs `job`, which this thread claimed, with the linked zone
-    /// anchored at this frame: the job's outermost joins link as a region
-    /// root's do, however deep the wait that runs it. The zone of the
-    /// frames outside comes back after (a job never unwinds).
-    ///
-    /// # Safety
-    /// As [`run`].
-    pub(crate) unsafe fn run_anchored(&self, job: *const Header) {
-        let here = MaybeUninit::<u8>::uninit();
-        let anchored = (here.as_ptr() as usize).saturating_sub(LINK_DEPTH);
-        let outside = self.link_limit.replace(anchored);
-        // SAFETY: as this function's.
-        unsafe { run(job) };
-        self.link_limit.set(outside);
     }
 
     /// Whether joins may be promoted (a real region of several threads).

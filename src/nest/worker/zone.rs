@@ -1,0 +1,118 @@
+//! The linked zone: which of a thread's joins record their job.
+//!
+//! Only joins near the top of a thread's stack link their job: those whose
+//! frame lies less than [`LINK_DEPTH`] bytes below where the thread's
+//! current work began (its worker, for a region's root; the frame that ran
+//! it, for a job taken from a slot or a list: [`Worker::run_anchored`]), or
+//! above a limit that moves deeper as below. A join deeper than that runs
+//! unlinked: it checks the request (one load) and then runs as the 1-thread
+//! join does, `a` then `b` on this thread, with no job, no chain and no
+//! flag. In a recursion nearly every join lies near the leaves, so nearly
+//! every join takes that path: on a 1,023-node tree walked inside a busy
+//! region, 2.0 ns a node against 2.9 for linked joins, and 1.4-1.9x as fast
+//! on a 16.7M-node tree whose walk waits on memory, where the linked joins'
+//! stores kept fewer loads in flight (BENCHMARKS, "The sixth round").
+//!
+//! Promotion offers the oldest linked pending job, the largest. When an
+//! idle thread asks, the slot is empty and no linked join is pending, the
+//! unlinked join that finds the request links itself (its `b` is offered
+//! at once) and the limit moves [`LINK_STEP`] bytes deeper, so a recursion
+//! whose askers keep finding nothing links more of its levels. A join that
+//! opened unlinked is never offered, even if a request comes while its `a`
+//! runs: its `b` runs on this thread after `a` (as a join beyond the
+//! promotion's window may, `worker.rs`), so an `a` that waits for its own
+//! `b` to run elsewhere can wait forever, as it would on a 1-thread pool.
+//! The stack address comes from a local's address; any answer is safe, as
+//! both paths run both closures (under Miri, whose addresses need not
+//! follow the stack, the choice is arbitrary, and still sound).
+//!
+//! # Invariants
+//!
+//! - `link_limit` is owner-only. It is set when the worker is entered and
+//!   around each job the worker runs ([`Worker::run_anchored`], which puts
+//!   the outer value back after), and otherwise only moves deeper.
+//! - A join reads the limit once, when it opens; nothing else depends on
+//!   it, so a limit that moves while joins are open changes nothing for
+//!   them: a linked join closes as it opened, and the chain stays LIFO.
+
+use super::super::job::{run, Header};
+use super::Worker;
+use crate::sync::Ordering;
+use core::mem::MaybeUninit;
+
+/// How far below where its work began (in bytes of stack) a thread's joins
+/// start out unlinked (see the module head). In release builds the
+/// region's own frames take about 800 bytes above the root's first join,
+/// and a level of a tight recursion about 200 (192 for `fib` with a
+/// `join`), so the first join or two of a region's root, and a few of a
+/// stolen job's, start out linked; debug builds' larger frames link fewer.
+/// Larger zones measured slower (`fib(30)` on 2 threads: 2.13 ms at 1 KiB,
+/// 2.29 ms at 2 KiB, 2.71 ms at 3 KiB).
+const LINK_DEPTH: usize = 1024;
+
+/// How much deeper (in bytes of stack) joins link after a request found
+/// no linked join to promote: about one level of a tight recursion.
+const LINK_STEP: usize = 256;
+
+impl Worker {
+    /// Starts the zone at stack address `base`: joins less than
+    /// [`LINK_DEPTH`] bytes below it link. Stacks grow down on every target
+    /// this crate builds for; were one to grow up, every join would link,
+    /// as before the zone existed.
+    pub(super) fn anchor_zone_at(&self, base: usize) {
+        self.link_limit.set(base.saturating_sub(LINK_DEPTH));
+    }
+
+    /// Whether a join whose frame is at stack address `here` lies below
+    /// the linked zone (see the module head): it then runs unlinked, after
+    /// [`Worker::tick_deep`].
+    #[inline]
+    pub(crate) fn is_deep(&self, here: usize) -> bool {
+        here < self.link_limit.get()
+    }
+
+    /// An unlinked join's request check, one Relaxed load on the fast path.
+    /// If an idle thread asked, promotes the oldest pending job; but if no
+    /// linked join is pending and the slot is empty, moves the zone one
+    /// step deeper and returns true: the join links itself instead, and its
+    /// own request check then promotes it.
+    #[inline]
+    pub(crate) fn tick_deep(&self) -> bool {
+        self.slot().wanted.load(Ordering::Relaxed) && self.promote_or_link()
+    }
+
+    #[cold]
+    fn promote_or_link(&self) -> bool {
+        let slot = self.slot();
+        if !slot.is_empty() {
+            // A job already waits in the slot: the asker can take that one
+            // (and re-asks before it parks, see `region.rs`). Clearing the
+            // request spares the next joins this cold path.
+            slot.wanted.store(false, Ordering::Relaxed);
+            return false;
+        }
+        if self.oldest_pending().is_none() {
+            let limit = self.link_limit.get();
+            self.link_limit.set(limit.saturating_sub(LINK_STEP));
+            return true;
+        }
+        self.promote();
+        false
+    }
+
+    /// Runs `job`, which this thread claimed, with the linked zone
+    /// anchored at this frame: the job's outermost joins link as a region
+    /// root's do, however deep the wait that runs it. The zone of the
+    /// frames outside comes back after (a job never unwinds).
+    ///
+    /// # Safety
+    /// As [`run`].
+    pub(crate) unsafe fn run_anchored(&self, job: *const Header) {
+        let here = MaybeUninit::<u8>::uninit();
+        let outside = self.link_limit.get();
+        self.anchor_zone_at(here.as_ptr() as usize);
+        // SAFETY: as this function's.
+        unsafe { run(job) };
+        self.link_limit.set(outside);
+    }
+}
