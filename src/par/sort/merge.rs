@@ -169,9 +169,9 @@ where
 /// on return, normal or not, every element of both runs is in `out`.
 ///
 /// # Safety
-/// `a` and `b` hold `la` and `lb` initialized elements; `out` has room for
-/// `la + lb` and overlaps neither; nothing else touches them during the
-/// call; `leaf >= 8`.
+/// `T` is not zero-sized (`sort` sorts those alone); `a` and `b` hold `la`
+/// and `lb` initialized elements; `out` has room for `la + lb` and overlaps
+/// neither; nothing else touches them during the call; `leaf >= 8`.
 unsafe fn merge<T, C>(
     a: Raw<T>,
     la: usize,
@@ -258,7 +258,7 @@ where
 /// heap data, goes one element at a time from the front.
 ///
 /// # Safety
-/// As for [`merge`].
+/// As for [`merge`] (but for `leaf`).
 unsafe fn merge_serial<T, C>(a: Raw<T>, la: usize, b: Raw<T>, lb: usize, out: Raw<T>, compare: &C)
 where
     C: Fn(&T, &T) -> Ordering,
@@ -311,8 +311,8 @@ where
         // SAFETY: within `out`, one hole per element merged.
         rest.out = unsafe { rest.out.add(1) };
     }
-    // Dropping `rest` moves what is left of the runs (one is empty) to
-    // the output's last holes; on a panic above it does the same.
+    // Dropping `rest` moves what is left of the runs (one is empty) into
+    // the holes `out..out_end`; on a panic above it does the same.
 }
 
 /// Merges plain values from both ends of the runs at once: each step puts
@@ -321,11 +321,14 @@ where
 /// two chains of dependent loads and comparisons that the CPU overlaps, so
 /// a step costs about what a one-ended step does, and merges two elements.
 ///
-/// Each round takes `min(la, lb) / 2` steps: each end takes at most one
-/// element of a run a step, so whatever `compare` answers, the two ends
-/// never take the same element or read past a run (and the holes between
-/// them always number the elements left). Rounds go on until a run has
-/// fewer than [`BOTH_ENDS_MIN`] elements left; the caller merges the rest.
+/// Each round takes `min(la, lb) / 2` steps, where `la` and `lb` are the
+/// runs' lengths at its start. Each end takes at most one element of a run
+/// a step, so a run loses at most two a step, at most its length in the
+/// round: whatever `compare` answers, every step still finds an element at
+/// each end of both runs, the two ends never take the same element or read
+/// past a run, and the holes between them always number the elements left.
+/// Rounds go on while both runs have at least [`BOTH_ENDS_MIN`] elements;
+/// the caller merges the rest.
 ///
 /// # Safety
 /// `rest` describes live runs and `out`'s holes between them, which no one
@@ -342,10 +345,10 @@ where
                 rest.b_end.offset_from(rest.b),
             )
         };
-        let steps = la.min(lb) / 2;
-        if steps < BOTH_ENDS_MIN as isize / 2 {
+        if la.min(lb) < BOTH_ENDS_MIN as isize {
             return;
         }
+        let steps = la.min(lb) / 2;
         for _ in 0..steps {
             // SAFETY: both runs have at least one element left at each end
             // (see above), live and ours; the holes `out..out_end` number
@@ -375,6 +378,9 @@ where
 /// front alone: a round of both ends would be too short to pay.
 const BOTH_ENDS_MIN: usize = 16;
 
+// A round of fewer than 2 elements a run would take no step, and loop.
+const _: () = assert!(BOTH_ENDS_MIN >= 2);
+
 /// The unmerged rest of a serial merge and the output's holes between
 /// `out` and `out_end`, as many as the elements left. Its drop copies the
 /// rest (`a`'s, then `b`'s) into the holes.
@@ -395,9 +401,41 @@ impl<T> Drop for Rest<T> {
         unsafe {
             let la = self.a_end.offset_from(self.a) as usize;
             let lb = self.b_end.offset_from(self.b) as usize;
-            debug_assert_eq!(self.out_end.offset_from(self.out) as usize, la + lb);
+            let holes = self.out_end.offset_from(self.out) as usize;
             ptr::copy_nonoverlapping(self.a, self.out, la);
             ptr::copy_nonoverlapping(self.b, self.out.add(la), lb);
+            debug_assert_eq!(holes, la + lb, "a hole for every element left");
         }
     }
+}
+
+/// Merges the sorted runs `v[..mid]` and `v[mid..]` with [`merge_serial`]
+/// into a new vector, for the tests that drive a serial merge directly:
+/// the merged elements and a comparator panic's payload, if any. `T` must
+/// not be zero-sized and `mid <= v.len()`.
+#[cfg(test)]
+pub(super) fn merge_serial_for_test<T, C>(v: Vec<T>, mid: usize, compare: &C) -> (Vec<T>, Outcome)
+where
+    C: Fn(&T, &T) -> Ordering,
+{
+    assert!(size_of::<T>() != 0 && mid <= v.len());
+    let len = v.len();
+    // The elements move out bitwise; only the old buffer is freed.
+    let mut v = core::mem::ManuallyDrop::new(v);
+    let mut out: Vec<T> = Vec::with_capacity(len);
+    let (src, dst) = (Raw(v.as_mut_ptr()), Raw(out.as_mut_ptr()));
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: `src` holds `len` elements, split at `mid`; `dst` has
+        // room for `len` and is another allocation; both are ours.
+        unsafe { merge_serial(src, mid, src.add(mid), len - mid, dst, compare) }
+    }));
+    // SAFETY: the merge left every element in `out` exactly once, returning
+    // or unwinding; the old buffer's places are dead, so it is freed as
+    // uninitialized room.
+    unsafe {
+        out.set_len(len);
+        let room = v.as_mut_ptr().cast::<MaybeUninit<T>>();
+        drop(Vec::from_raw_parts(room, 0, v.capacity()));
+    }
+    (out, outcome)
 }

@@ -234,3 +234,117 @@ fn panics_after_writes_through_cells_keep_the_latest_copies() {
         }
     }
 }
+
+/// The serial merge driven directly, on runs long enough to merge from
+/// both ends (`merge.rs`): the stable merge for a total order (runs whose
+/// keys straddle the other's, so that one run runs out within a round;
+/// ties; runs wholly before or after the other), and for a comparator that
+/// panics at any call, answers at random, or writes through `Cell`s, every
+/// element exactly once and the latest copy of each.
+#[test]
+fn the_serial_merge_from_both_ends() {
+    use super::merge::merge_serial_for_test as merge;
+    let lens: &[u32] = if cfg!(miri) {
+        &[16, 23]
+    } else {
+        &[15, 16, 17, 23, 33, 40]
+    };
+    let every_kth_call = if cfg!(miri) { 7 } else { 1 };
+    let mut rng = Rng(0x5eed);
+    for &la in lens {
+        for &lb in lens {
+            let straddle_a: Vec<u32> = (0..la)
+                .map(|i| if i < la / 2 { i } else { 1000 + i })
+                .collect();
+            let straddle_b: Vec<u32> = (0..lb).map(|i| 500 + i).collect();
+            let mut ties_a: Vec<u32> = (0..la).map(|_| (rng.next() % 4) as u32).collect();
+            let mut ties_b: Vec<u32> = (0..lb).map(|_| (rng.next() % 4) as u32).collect();
+            ties_a.sort_unstable();
+            ties_b.sort_unstable();
+            let low: Vec<u32> = (0..la).collect();
+            let high: Vec<u32> = (0..lb).map(|i| 100 + i).collect();
+            for (keys_a, keys_b) in [
+                (&straddle_a, &straddle_b),
+                (&straddle_b, &straddle_a),
+                (&ties_a, &ties_b),
+                (&low, &high),
+                (&high, &low),
+            ] {
+                let mid = keys_a.len();
+                // (key, id): ids number the elements in input order.
+                let input: Vec<(u32, u32)> = keys_a
+                    .iter()
+                    .chain(keys_b)
+                    .enumerate()
+                    .map(|(id, &key)| (key, id as u32))
+                    .collect();
+                let by_key = |x: &(u32, u32), y: &(u32, u32)| x.0.cmp(&y.0);
+                let mut want = input.clone();
+                want.sort_by_key(|e| e.0);
+                let calls = Cell::new(0usize);
+                let counting = |x: &(u32, u32), y: &(u32, u32)| {
+                    calls.set(calls.get() + 1);
+                    by_key(x, y)
+                };
+                let (got, outcome) = merge(input.clone(), mid, &counting);
+                assert!(outcome.is_ok());
+                assert_eq!(got, want, "the stable merge, runs of {la} and {lb}");
+
+                let ids = |v: &[(u32, u32)]| {
+                    let mut ids: Vec<u32> = v.iter().map(|e| e.1).collect();
+                    ids.sort_unstable();
+                    ids
+                };
+                let all: Vec<u32> = (0..input.len() as u32).collect();
+                for k in (0..calls.get()).step_by(every_kth_call) {
+                    let seen = Cell::new(0usize);
+                    let panicking = |x: &(u32, u32), y: &(u32, u32)| {
+                        seen.set(seen.get() + 1);
+                        assert_ne!(seen.get() - 1, k, "comparator panic at call {k}");
+                        by_key(x, y)
+                    };
+                    let (got, outcome) = merge(input.clone(), mid, &panicking);
+                    assert!(outcome.is_err());
+                    assert_eq!(ids(&got), all, "a panic at call {k}");
+                }
+                let random = |_: &(u32, u32), _: &(u32, u32)| {
+                    [Ordering::Less, Ordering::Equal, Ordering::Greater]
+                        [(rng_next_shared() % 3) as usize]
+                };
+                let (got, _) = merge(input.clone(), mid, &random);
+                assert_eq!(ids(&got), all, "a random comparator");
+
+                // Each comparison counts itself in both elements' cells: a
+                // stale copy of an element would miss its later counts.
+                let touched: Vec<(u32, u32, Cell<u32>)> = input
+                    .iter()
+                    .map(|&(key, id)| (key, id, Cell::new(0)))
+                    .collect();
+                let compared = Cell::new(0u32);
+                let writing = |x: &(u32, u32, Cell<u32>), y: &(u32, u32, Cell<u32>)| {
+                    compared.set(compared.get() + 1);
+                    x.2.set(x.2.get() + 1);
+                    y.2.set(y.2.get() + 1);
+                    x.0.cmp(&y.0)
+                };
+                let (got, _) = merge(touched, mid, &writing);
+                let mut got_ids: Vec<u32> = got.iter().map(|e| e.1).collect();
+                got_ids.sort_unstable();
+                assert_eq!(got_ids, all, "a comparator writing through cells");
+                let counts: u32 = got.iter().map(|e| e.2.get()).sum();
+                assert_eq!(counts, 2 * compared.get(), "the latest copy of each");
+            }
+        }
+    }
+}
+
+/// A shared xorshift for comparators that must be `Fn`.
+fn rng_next_shared() -> u64 {
+    std::thread_local!(static STATE: Cell<u64> = const { Cell::new(0x2545_f491_4f6c_dd1d) });
+    STATE.with(|state| {
+        let mut rng = Rng(state.get());
+        let next = rng.next();
+        state.set(rng.0);
+        next
+    })
+}
