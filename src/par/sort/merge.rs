@@ -350,10 +350,12 @@ where
         }
         let steps = la.min(lb) / 2;
         for _ in 0..steps {
-            // SAFETY: both runs have at least one element left at each end
-            // (see above), live and ours; the holes `out..out_end` number
-            // the elements left, so the first and the last are holes. An
-            // element copied out goes dead as its end moves past it.
+            // Both runs have at least one element left at each end (see
+            // above), live and ours; the holes `out..out_end` number the
+            // elements left, so the first and the last are holes. An element
+            // copied out goes dead as its end moves past it.
+            // SAFETY: so every read and write below is of a live element or
+            // a hole of ours, and no element is taken twice.
             unsafe {
                 let take_b = compare(&*rest.b, &*rest.a) == Ordering::Less;
                 let src = if take_b { rest.b } else { rest.a };
