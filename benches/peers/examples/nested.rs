@@ -16,7 +16,11 @@
 //!   address order, and chili's `join` runs its second closure first), and
 //!   parents before their children (a walk that takes the left child
 //!   first, as `join`'s callers write it, reads it in address order). Both
-//!   big rows also time the serial walk right child first;
+//!   big rows also time the serial walk right child first, and every tree
+//!   row tine on a 1-thread pool (half its time is the floor of any split
+//!   on 2 threads) and the two subtrees walked serially on two threads of
+//!   `std::thread::scope` (no `join` at all: on the big trees, the
+//!   memory's bound for any 2-thread walk);
 //! - `fib`: `fib(30)` with a `join` at every level, no manual cutoff, on 1
 //!   thread and on all of them, and serially with both calls made (the
 //!   plain serial `fib` compiles its second call into a loop);
@@ -50,6 +54,19 @@ use tine_peers::timing::{median_seconds, sorts_in_turns, SortCall};
 fn tree_sum_right_first(node: &Node) -> u64 {
     let right = node.right.as_deref().map_or(0, tree_sum_right_first);
     let left = node.left.as_deref().map_or(0, tree_sum_right_first);
+    node.value + left + right
+}
+
+/// The tree sum with its two subtrees walked serially on two threads of
+/// `std::thread::scope`, spawned per call: a split with no `join` at all.
+/// On the big trees, whose walks wait on memory, its time bounds what any
+/// 2-thread walk can reach on the host.
+fn tree_sum_scope_halves(node: &Node) -> u64 {
+    let (left, right) = std::thread::scope(|scope| {
+        let right = scope.spawn(|| node.right.as_deref().map_or(0, tree_sum_serial));
+        let left = node.left.as_deref().map_or(0, tree_sum_serial);
+        (left, right.join().expect("the right half's walk"))
+    });
     node.value + left + right
 }
 
@@ -303,11 +320,26 @@ fn main() {
                     }),
                 ));
             }
+            // The floor of any split of this walk on 2 threads: half the
+            // 1-thread join's time (see BENCHMARKS, "The seventh round").
+            row.cells.push((
+                "tine 1 thread",
+                time(&mut || {
+                    let got = tine_one.install(|| tree_sum_tine(black_box(&tree)));
+                    assert_eq!(got, expected);
+                }),
+            ));
             row.cells.push((
                 "tine",
                 time(&mut || {
                     let got = tine_pool.install(|| tree_sum_tine(black_box(&tree)));
                     assert_eq!(got, expected);
+                }),
+            ));
+            row.cells.push((
+                "std::thread::scope, two halves",
+                time(&mut || {
+                    assert_eq!(tree_sum_scope_halves(black_box(&tree)), expected);
                 }),
             ));
             row.cells.push((
