@@ -30,7 +30,7 @@
 //!   `(u32, String)` pairs, against the serial `sort_unstable`/`sort`.
 //!
 //! One example, so that every backend runs in one process and one run
-//! (about 500 lines: a row per workload, the peers' `join` wrappers).
+//! (about 530 lines: a row per workload, the peers' `join` wrappers).
 //!
 //! Each backend runs in its own pool of `TINE_BENCH_THREADS` threads
 //! (default: all CPUs), made for it; rayon's and tine's are entered from
