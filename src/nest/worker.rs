@@ -298,15 +298,21 @@ impl Worker {
 
     #[cold]
     fn promote(&self) {
-        // Acquire fence: with the Relaxed load in `tick`, pairs with the
-        // asker's fence before its request (`Doorbell::wait`), so the ring
-        // below sees the asker's announcement.
+        // Nothing to give yet: keep the request for the next join.
+        if let Some(oldest) = self.oldest() {
+            self.answer(oldest);
+        }
+    }
+
+    /// Answers a request with `oldest`, the oldest pending job: clears the
+    /// request and offers the job, unless one already waits in the slot.
+    fn answer(&self, oldest: Oldest) {
+        // Acquire fence: with the Relaxed load of the request (`tick`,
+        // `tick_deep`), pairs with the asker's fence before its request
+        // (`Doorbell::wait`), so the ring below sees the asker's
+        // announcement.
         crate::sync::fence(crate::sync::Ordering::Acquire);
         let slot = self.slot();
-        let Some(oldest) = self.oldest() else {
-            // Nothing to give yet: keep the request for the next join.
-            return;
-        };
         slot.wanted.store(false, crate::sync::Ordering::Relaxed);
         // A job already waits in the slot: the asker can take that one.
         if !slot.is_empty() {

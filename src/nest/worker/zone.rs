@@ -36,7 +36,7 @@
 //!   them: a linked join closes as it opened, and the chain stays LIFO.
 
 use super::super::job::{run, Header};
-use super::Worker;
+use super::{Oldest, Worker};
 use crate::sync::Ordering;
 use core::mem::MaybeUninit;
 
@@ -91,13 +91,17 @@ impl Worker {
             slot.wanted.store(false, Ordering::Relaxed);
             return false;
         }
-        if self.oldest_pending().is_none() {
-            let limit = self.link_limit.get();
-            self.link_limit.set(limit.saturating_sub(LINK_STEP));
-            return true;
+        match self.oldest_pending() {
+            Some(job) => {
+                self.answer(Oldest::Join(job));
+                false
+            }
+            None => {
+                let limit = self.link_limit.get();
+                self.link_limit.set(limit.saturating_sub(LINK_STEP));
+                true
+            }
         }
-        self.promote();
-        false
     }
 
     /// Runs `job`, which this thread claimed, with the linked zone
