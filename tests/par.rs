@@ -290,6 +290,44 @@ fn a_static_float_sum_gives_the_same_bits_whether_or_not_it_forks() {
 }
 
 #[test]
+fn small_float_reductions_kept_on_the_caller_give_the_forks_bits() {
+    // Calls small enough that the cutoff keeps them on the caller, most of
+    // them on a remembered (trusted) cost: each must fold the very ranges
+    // and blocks of a fork, on 3 threads (uneven ranges), with and without
+    // `with_max_len` and `with_min_len`.
+    let data: Vec<f32> = (0..301).map(|i| (i as f32).sin() * 1e3).collect();
+    let pool = pool(3);
+    let dot = |over, max: usize, min: usize| {
+        let before = set_override(over);
+        let dot: f32 = pool.install(|| {
+            data.par_iter()
+                .zip(&data[1..])
+                .map(|(x, y)| x * y)
+                .with_max_len(max)
+                .with_min_len(min)
+                .sum()
+        });
+        set_override(before);
+        dot
+    };
+    for (max, min) in [(usize::MAX, 1), (7, 1), (usize::MAX, 5), (40, 3)] {
+        let forked = dot(Override::AlwaysFork, max, min);
+        assert_eq!(
+            dot(Override::NeverFork, max, min).to_bits(),
+            forked.to_bits()
+        );
+        // Enough calls from one site for the trusted path to take most.
+        for _ in 0..200 {
+            assert_eq!(
+                dot(Override::Adaptive, max, min).to_bits(),
+                forked.to_bits(),
+                "max_len {max}, min_len {min}"
+            );
+        }
+    }
+}
+
+#[test]
 fn nested_parallel_iterators_complete() {
     let pool = pool(4);
     let before = set_override(Override::AlwaysFork);

@@ -43,6 +43,7 @@
 
 mod alone;
 mod block;
+mod claims;
 mod consumer;
 mod guards;
 mod walk;
@@ -50,14 +51,14 @@ mod walk;
 use super::cutoff::{Cutoff, Decision};
 use super::iter::{Config, Schedule};
 use super::producer::Producer;
-use crate::schedule::dynamic::{GrainClaims, GuidedClaims, GuidedCursor};
+use crate::schedule::dynamic::{GrainClaims, GuidedClaims};
 use crate::schedule::split::Shares;
-use crate::sync::{AtomicBool, AtomicUsize};
+use crate::sync::AtomicBool;
 use crate::ForkJoin;
 use alone::run_alone;
 pub(crate) use consumer::Consumer;
 use crossbeam_utils::CachePadded;
-use guards::{ClaimGuard, CollectGuard, DropTail, SerialGuard, ShareGuard, Slots, UnsafeSync};
+use guards::{CollectGuard, SerialGuard, ShareGuard, Slots, UnsafeSync};
 use walk::{Blocks, Record, Walk};
 
 /// The largest block a thread runs between two checks for an early stop.
@@ -67,8 +68,9 @@ pub const STOP_BLOCK: usize = 4096;
 /// combined partial.
 ///
 /// Inlined into the caller, so that a small call the cutoff keeps on the
-/// caller costs a thread-local compare and the loop; asking the clock,
-/// planning and forking live in functions of their own.
+/// caller costs a thread-local compare and the loop (a reduction: the
+/// compare, the pool's thread count and the fork's blocks); asking the
+/// clock, planning and forking live in functions of their own.
 #[inline]
 pub(crate) fn drive<P: Producer, C: Consumer<P::Item>>(
     producer: &P,
@@ -79,19 +81,42 @@ pub(crate) fn drive<P: Producer, C: Consumer<P::Item>>(
     if n == 0 {
         return consumer.start();
     }
+    // One key for every ask: each use of `site` in another function may
+    // name another copy of `drive` (a key made in the plan was not the
+    // one asked with here), so the key travels with the call.
+    let key = site::<P, C>();
     // A consumer the split does not matter to asks the cutoff first: if
     // the call runs alone, it needs no pool and no plan, only one walk (as
-    // the serial loop). Any other call asks in its plan.
+    // the serial loop).
     if C::SPLIT_FREE {
-        // One key for both asks: each use of `site` in another function
-        // may name another copy of `drive`.
-        let key = site::<P, C>();
         if Cutoff::trusted_serial(key, n) {
             return run_alone(producer, Blocks::of::<P::Item, C>(config), consumer, n);
         }
         return decide_split_free(producer, config, consumer, n, key);
     }
-    plan(producer, config, consumer, n, None)
+    // Any other call that a trusted cost keeps on the caller goes through
+    // the ranges and blocks of a fork, but with no plan to make; the rest
+    // ask in their plan.
+    if !C::STOPS && !P::BOUNDLESS && Cutoff::trusted_serial(key, n) {
+        return serial_on_trust(producer, config, consumer, n);
+    }
+    plan(producer, config, consumer, n, None, key)
+}
+
+/// [`drive`] for a call whose result depends on the split and that a
+/// trusted cost keeps on the caller: the fork's ranges on the pool's
+/// thread count, run alone (`Call::run_serial`), with no cutoff to ask and
+/// no schedule to pick.
+#[inline(never)]
+fn serial_on_trust<P: Producer, C: Consumer<P::Item>>(
+    producer: &P,
+    config: &Config,
+    consumer: &C,
+    n: usize,
+) -> C::Acc {
+    with_pool(config, |_, threads| {
+        Call::new(threads, producer, config, consumer, n).run_serial()
+    })
 }
 
 /// [`drive`] for a split-free call that no trusted cost kept alone: asks
@@ -108,37 +133,44 @@ fn decide_split_free<P: Producer, C: Consumer<P::Item>>(
     if first.decision() == Decision::Serial {
         return run_alone(producer, Blocks::of::<P::Item, C>(config), consumer, n);
     }
-    plan(producer, config, consumer, n, Some(first))
+    plan(producer, config, consumer, n, Some(first), key)
 }
 
-/// [`drive`] past the split-free shortcut: finds the pool and runs the
-/// call's plan on it.
+/// [`drive`] past the shortcuts: finds the pool and runs the call's plan
+/// on it, with the cutoff `drive` made, else a new one for site `key`.
 fn plan<P: Producer, C: Consumer<P::Item>>(
     producer: &P,
     config: &Config,
     consumer: &C,
     n: usize,
     cutoff: Option<Cutoff>,
+    key: usize,
 ) -> C::Acc {
+    with_pool(config, |pool, threads| {
+        let cutoff = cutoff.unwrap_or_else(|| Cutoff::new(key, n));
+        let call = Call::new(threads, producer, config, consumer, n);
+        run(pool, &call, config, cutoff)
+    })
+}
+
+/// Runs `f` with the pool a call of `config` runs on and its thread
+/// count: the iterator's own pool (`with_pool`), else the current one
+/// (whose count is read without a virtual call); `None` and 1 inside a
+/// task, where every call runs inline (and the global pool is not started
+/// for it).
+#[inline]
+fn with_pool<R>(config: &Config, f: impl FnOnce(Option<&dyn ForkJoin>, usize) -> R) -> R {
     if crate::team::in_task() {
-        // Inside a task every call runs inline: no pool is needed (and the
-        // global one is not started for it).
-        return run(None, producer, config, consumer, n, cutoff);
+        return f(None, 1);
     }
     match config.pool {
-        // SAFETY: `with_pool` stored it, and the iterator's type keeps it
-        // from outliving the pool (`Pooled`).
-        Some(pool) => run(
-            Some(unsafe { pool.0.as_ref() }),
-            producer,
-            config,
-            consumer,
-            n,
-            cutoff,
-        ),
-        None => super::global::with_current(|pool| {
-            run(Some(pool), producer, config, consumer, n, cutoff)
-        }),
+        Some(pool) => {
+            // SAFETY: `with_pool` stored it, and the iterator's type keeps
+            // it from outliving the pool (`Pooled`).
+            let pool = unsafe { pool.0.as_ref() };
+            f(Some(pool), pool.threads())
+        }
+        None => super::global::with_current_pool(|pool| f(Some(pool), pool.threads())),
     }
 }
 
@@ -163,40 +195,21 @@ struct Call<'a, P, C, A> {
     _acc: core::marker::PhantomData<fn() -> A>,
 }
 
-/// Runs the call on `pool`, or alone on the caller if `None`: the
-/// producer's `n > 0` positions, with the call site's cutoff if `drive`
-/// already made it.
+/// Runs `call` on `pool`, or alone on the caller if `None`, with the call
+/// site's cutoff.
 fn run<P: Producer, C: Consumer<P::Item>>(
     pool: Option<&dyn ForkJoin>,
-    producer: &P,
+    call: &Call<'_, P, C, C::Acc>,
     config: &Config,
-    consumer: &C,
-    n: usize,
-    cutoff: Option<Cutoff>,
+    cutoff: Cutoff,
 ) -> C::Acc {
-    let used = match pool {
-        // No division for the default `min_len` of 1.
-        Some(pool) if config.min_len <= 1 => pool.threads().min(n),
-        Some(pool) => pool.threads().min(n / config.min_len).max(1),
-        None => 1,
-    };
-    let blocks = Blocks::of::<P::Item, C>(config);
+    let (n, used, blocks) = (call.n, call.used, call.blocks);
     // A boundless producer (`par_bridge`) hands out its items dynamically
     // by itself; static ranges let the walks skip its dead positions.
     let schedule = if C::STATIC_ONLY || P::BOUNDLESS || used == 1 {
         Schedule::Static
     } else {
         config.schedule
-    };
-    let call = Call {
-        producer,
-        consumer,
-        n,
-        used,
-        shares: Shares::new(n, used),
-        blocks,
-        halt: CachePadded::new(AtomicBool::new(false)),
-        _acc: core::marker::PhantomData,
     };
     match schedule {
         Schedule::Dynamic { grain } => {
@@ -223,10 +236,32 @@ fn run<P: Producer, C: Consumer<P::Item>>(
     }
 }
 
-impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
+impl<'a, P: Producer, C: Consumer<P::Item>> Call<'a, P, C, C::Acc> {
+    /// The call of `consumer` over the `n > 0` positions of `producer`, on
+    /// a pool of `threads` (1: alone): `min(threads, n / min_len)` threads
+    /// take part, at least 1.
+    #[inline]
+    fn new(threads: usize, producer: &'a P, config: &Config, consumer: &'a C, n: usize) -> Self {
+        let used = if config.min_len <= 1 {
+            // No division for the default `min_len` of 1.
+            threads.min(n)
+        } else {
+            threads.min(n / config.min_len).max(1)
+        };
+        Call {
+            producer,
+            consumer,
+            n,
+            used,
+            shares: Shares::new(n, used),
+            blocks: Blocks::of::<P::Item, C>(config),
+            halt: CachePadded::new(AtomicBool::new(false)),
+            _acc: core::marker::PhantomData,
+        }
+    }
+
     /// The static plan: see the module docs.
-    fn run_static(&self, pool: Option<&dyn ForkJoin>, cutoff: Option<Cutoff>) -> C::Acc {
-        let mut cutoff = cutoff.unwrap_or_else(|| Cutoff::new(site::<P, C>(), self.n));
+    fn run_static(&self, pool: Option<&dyn ForkJoin>, mut cutoff: Cutoff) -> C::Acc {
         let mut decision = if self.used == 1 {
             Decision::Serial
         } else {
@@ -367,74 +402,5 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
             self.finish_walk(&mut share.walk, &mut share.acc);
             share.finished = true;
         })
-    }
-
-    /// The dynamic and guided plans: blocks claimed with `claim` from a
-    /// counter whose final value `unclaimed` turns into the first position
-    /// no one claimed.
-    fn run_claims(
-        &self,
-        pool: Option<&dyn ForkJoin>,
-        cutoff: Option<Cutoff>,
-        claim: impl Fn(&AtomicUsize, &mut GuidedCursor) -> Option<(usize, usize)> + Sync,
-        unclaimed: impl Fn(usize) -> usize,
-    ) -> C::Acc {
-        let counter = CachePadded::new(AtomicUsize::new(0));
-        let tail = DropTail {
-            call: self,
-            counter: &counter,
-            unclaimed: &unclaimed,
-        };
-        let mut cutoff = cutoff.unwrap_or_else(|| Cutoff::new(site::<P, C>(), self.n));
-        let mut cursor = GuidedCursor::default();
-        let mut acc = Some(self.consumer.start());
-        let mut done = 0;
-        let mut decision = cutoff.decision();
-        let mut going = true;
-        while decision != Decision::Fork && going {
-            let Some((begin, end)) = claim(&counter, &mut cursor) else {
-                break;
-            };
-            going = self.chunk(&mut acc, begin, end);
-            done += end - begin;
-            if decision == Decision::Undecided {
-                decision = cutoff.after_block(done, false);
-            }
-        }
-        if decision == Decision::Fork && going {
-            let first = Record {
-                acc,
-                ..Record::untouched(0, 0)
-            };
-            let cursor0 = UnsafeSync(cursor);
-            let untouched = |_| Record::untouched(0, 0);
-            let total = self.fork_slots(pool, first, untouched, |thread, record, slots| {
-                let mut share = ClaimGuard {
-                    call: self,
-                    slots,
-                    thread,
-                    acc: record.acc,
-                    finished: false,
-                };
-                let mut cursor = if thread == 0 {
-                    cursor0.0
-                } else {
-                    GuidedCursor::default()
-                };
-                if thread != 0 {
-                    share.acc = Some(self.consumer.start());
-                }
-                while let Some((begin, end)) = claim(&counter, &mut cursor) {
-                    if !self.chunk(&mut share.acc, begin, end) {
-                        break;
-                    }
-                }
-                share.finished = true;
-            });
-            drop(tail);
-            return total;
-        }
-        drop(tail);
-        acc.expect("a partial")
     }
 }

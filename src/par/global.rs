@@ -156,12 +156,14 @@ pub fn current_num_threads() -> usize {
 }
 
 /// Runs `f` with the pool a call on this thread uses by default.
+#[inline]
 pub(crate) fn with_current<R>(f: impl FnOnce(&dyn ForkJoin) -> R) -> R {
     with_current_pool(|pool| f(pool))
 }
 
 /// Runs `f` with the pool `install` made current on this thread, else the
 /// global pool.
+#[inline]
 pub(crate) fn with_current_pool<R>(f: impl FnOnce(&ThreadPool) -> R) -> R {
     match CURRENT.with(Cell::get) {
         // SAFETY: set by `install`, whose frame borrows the pool and is

@@ -87,6 +87,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
     /// folding each range into a partial and combining them in order: the
     /// fork's result, computed alone. The caller checks
     /// [`Call::can_run_serial`].
+    #[inline]
     pub(super) fn run_serial(&self) -> C::Acc {
         let mut rest = SerialRest {
             call: self,

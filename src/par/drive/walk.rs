@@ -45,9 +45,9 @@ pub(super) struct Walk {
     /// Handed out up to here (folded or dropped).
     pub(super) cursor: usize,
     pub(super) end: usize,
-    /// Thread 0: where its current probe block ends, counted from `begin`
-    /// (1, 4, 16, ...); the others: `usize::MAX`.
-    pub(super) grow: usize,
+    /// Thread 0: where its current probe block ends (`begin` + 1, 4, 16,
+    /// ...; always past `cursor`); the others: `usize::MAX`.
+    pub(super) probe_end: usize,
 }
 
 impl Walk {
@@ -59,7 +59,7 @@ impl Walk {
             done: 0,
             cursor: 0,
             end: 0,
-            grow: usize::MAX,
+            probe_end: usize::MAX,
         }
     }
 
@@ -73,7 +73,7 @@ impl Walk {
             done: begin,
             cursor: begin,
             end: begin + count,
-            grow: if thread == 0 { 1 } else { usize::MAX },
+            probe_end: if thread == 0 { begin + 1 } else { usize::MAX },
         }
     }
 
@@ -87,7 +87,7 @@ impl Walk {
             done: 0,
             cursor: 0,
             end: n,
-            grow: usize::MAX,
+            probe_end: usize::MAX,
         }
     }
 
@@ -109,12 +109,8 @@ impl Walk {
         unsafe { producer.drop_range(self.cursor, live) };
         self.cursor = live;
         self.done = live;
-        if self.grow != usize::MAX {
-            // The probe goes on from the block that holds the new cursor.
-            while self.cursor - self.begin >= self.grow {
-                self.grow = self.grow.saturating_mul(4);
-            }
-        }
+        // The probe goes on from the block that holds the new cursor.
+        self.pass_probe_ends();
     }
 
     /// The next block: at most `max_block` positions. Thread 0's blocks
@@ -130,24 +126,30 @@ impl Walk {
     /// than `min` ([`Blocks::fit`]).
     #[inline]
     pub(super) fn next_block(&mut self, blocks: Blocks) -> Option<(usize, usize)> {
-        if self.cursor >= self.end {
+        let begin = self.cursor;
+        if begin >= self.end {
             return None;
         }
-        let left = self.end - self.cursor;
-        let mut size = blocks.max.min(left);
-        if self.grow != usize::MAX {
-            let offset = self.cursor - self.begin;
-            // `offset < grow`: `grow` moves on once a block reaches it.
-            size = blocks.fit(left, size.min(self.grow - offset));
-            while offset + size >= self.grow {
-                self.grow = self.grow.saturating_mul(4);
-            }
-        } else {
-            size = blocks.fit(left, size);
+        let left = self.end - begin;
+        // `probe_end > cursor`: the others' `usize::MAX` bounds nothing.
+        let size = blocks.fit(left, blocks.max.min(left).min(self.probe_end - begin));
+        self.cursor = begin + size;
+        if self.cursor >= self.probe_end {
+            self.pass_probe_ends();
         }
-        let begin = self.cursor;
-        self.cursor += size;
         Some((begin, self.cursor))
+    }
+
+    /// Moves the probe's next end past the cursor: `begin` + 4 times as
+    /// far, as often as it takes (more than once only after a block that
+    /// `with_min_len` made longer, or dead positions skipped). A no-op for
+    /// the others' `usize::MAX`.
+    #[inline]
+    fn pass_probe_ends(&mut self) {
+        while self.cursor >= self.probe_end {
+            let reach = (self.probe_end - self.begin).saturating_mul(4);
+            self.probe_end = self.begin.saturating_add(reach);
+        }
     }
 }
 
@@ -205,6 +207,60 @@ mod tests {
     use super::{Blocks, Walk};
     use crate::schedule::split::Shares;
     use std::vec::Vec;
+
+    /// Thread 0's blocks end at `begin` + 1, 4, 16, ... (cut by `max`,
+    /// stretched by `min`), the layout that a float reduction's bits
+    /// depend on: checked against the rule written out the slow way, and
+    /// the others' ranges go in blocks of `max`.
+    #[test]
+    fn probe_blocks_end_at_powers_of_four() {
+        for n in [
+            1usize, 2, 3, 4, 5, 16, 17, 64, 65, 200, 256, 1000, 4097, 70_000,
+        ] {
+            for (min, max) in [
+                (1, usize::MAX),
+                (1, 7),
+                (1, 64),
+                (3, 100),
+                (10, 1),
+                (50, 60),
+            ] {
+                let blocks = Blocks {
+                    max: max.max(min),
+                    min,
+                };
+                for used in [1usize, 2, 3] {
+                    let used = used.min(n / min).max(1);
+                    let shares = Shares::new(n, used);
+                    for thread in 0..used {
+                        let mut walk = Walk::new(shares, thread);
+                        let (begin, end) = (walk.begin, walk.end);
+                        // The rule: an offset `grow` that moves on, 4 times
+                        // as far, once a block reaches it.
+                        let (mut cursor, mut grow, mut expected) = (begin, 1usize, Vec::new());
+                        while cursor < end {
+                            let left = end - cursor;
+                            let mut want = blocks.max.min(left);
+                            if thread == 0 {
+                                want = want.min(grow - (cursor - begin));
+                            }
+                            let size = blocks.fit(left, want);
+                            expected.push((cursor, cursor + size));
+                            cursor += size;
+                            while thread == 0 && cursor - begin >= grow {
+                                grow *= 4;
+                            }
+                        }
+                        let mut got = Vec::new();
+                        while let Some(block) = walk.next_block(blocks) {
+                            got.push(block);
+                        }
+                        assert_eq!(got, expected, "n {n} min {min} max {max} thread {thread}");
+                    }
+                }
+            }
+        }
+    }
 
     /// Every block of every thread's walk is within `min..=max` (or `min`
     /// up to `2 * min - 1` when `min > max`), except a range shorter than
