@@ -19,12 +19,18 @@
 //! Reading the clock costs ~20 ns, too much for a loop of a few hundred
 //! cheap items. So each thread remembers, per call site (the driver's
 //! monomorphized address), the last measured cost per position, and the
-//! next 63 calls from that site decide from it without reading the clock:
+//! next calls from that site decide from it without reading the clock:
 //! one compare of the call's length with the longest call that cost keeps
-//! on the caller (`Cutoff::trusted_serial`, inlined into the call site);
-//! every 64th call measures again. (With every 16th, the clock reads of the
-//! measuring calls still made a 256-element `f32` sum 1.15x its serial
-//! loop; with every 64th, 1.05x.)
+//! on the caller (`Cutoff::trusted_serial`, inlined into the call site).
+//! Then a call measures again. The trusted calls cover about
+//! [`TRUST_NS`] of the site's measured work, at least 63 of them and at
+//! most 255 (`Cutoff::trust_for`): a measuring call costs two clock reads
+//! and a longer path, about 60 ns here, so the calls that take less
+//! than 250 ns, where that shows, measure once in 256, and a change in a
+//! site's cost is still seen within about 63 µs of its work. (A 256-element
+//! `f32` sum measured once in 16 calls ran at 1.15x its serial loop, once
+//! in 64 at 1.05x; an in-place scale of 256 `f32`, 18 ns a call, read
+//! 1.05-1.07x once in 64 and 1.02-1.03x once in 256.)
 //!
 //! A measured cost may at most double from one measurement of a site to the
 //! next, so a probe that the OS descheduled does not make the next calls
@@ -36,7 +42,7 @@
 //! clock at its start and end, and remembers the rate when it ends
 //! (`Cutoff`'s `Drop`). Two clock reads instead of one per probe block,
 //! and no fork when a VM exit or a preemption lands in the probe: a small
-//! call from a hot loop then costs its loop, the decision, and 1/64 of two
+//! call from a hot loop then costs its loop, the decision, and 1/256 of two
 //! clock reads.
 //!
 //! The cutoff decides only who runs the work, never how it is split: the
@@ -52,8 +58,14 @@ pub const PROBE_NS: u64 = 1_000;
 /// The least estimated remaining work, in ns, that a fork must save.
 pub const FORK_WORTH_NS: u64 = 4_000;
 
-/// Calls decided from a remembered rate between two measured ones.
-const TRUST_CALLS: u8 = 63;
+/// The site's measured work, in ns, that the calls decided from a
+/// remembered rate between two measured ones cover: as many calls as fit
+/// in it at the measured rate, from 63 to 255.
+pub const TRUST_NS: u64 = 63_000;
+
+/// The fewest calls decided from a remembered rate between two measured
+/// ones (a site whose calls take 1 µs or more).
+const TRUST_CALLS_MIN: u8 = 63;
 
 /// Remembered call sites per thread (direct-mapped).
 const SITES: usize = 32;
@@ -293,8 +305,8 @@ impl Cutoff {
             let seen = sites[slot].get();
             // A probe the OS descheduled only looks slower: a site's cost
             // may at most double from one measurement to the next, so one
-            // such probe cannot make the next 63 calls fork. A cost that
-            // really grew is followed within a few measurements.
+            // such probe cannot make the next trusted calls fork. A cost
+            // that really grew is followed within a few measurements.
             let ps_per_position = if seen.key == self.key {
                 ps_per_position.min(seen.ps_per_position.saturating_mul(2).max(1))
             } else {
@@ -304,9 +316,19 @@ impl Cutoff {
                 key: self.key,
                 ps_per_position,
                 serial_up_to: Self::serial_up_to(ps_per_position),
-                trusted_calls: TRUST_CALLS,
+                trusted_calls: Self::trust_for(ps_per_position, self.positions),
             })
         });
+    }
+
+    /// The calls that may decide from a rate of `ps_per_position` before
+    /// the next measurement, for a site whose measured call had
+    /// `positions` positions: enough to cover [`TRUST_NS`] of such calls,
+    /// from 63 (calls of 1 µs or more) to 255 (of 247 ns or less).
+    fn trust_for(ps_per_position: u64, positions: usize) -> u8 {
+        let call_ns = ps_per_position.saturating_mul(positions as u64) / 1000;
+        let calls = TRUST_NS / call_ns.max(1);
+        calls.clamp(u64::from(TRUST_CALLS_MIN), u64::from(u8::MAX)) as u8
     }
 }
 
@@ -336,7 +358,8 @@ impl Drop for Cutoff {
 #[cfg(test)]
 mod tests {
     use super::{
-        set_override, Cutoff, Decision, Override, FORK_WORTH_NS, QUIET_MARGIN, TRUST_CALLS,
+        set_override, Cutoff, Decision, Override, FORK_WORTH_NS, QUIET_MARGIN, TRUST_CALLS_MIN,
+        TRUST_NS,
     };
 
     /// Remembers `ps` per position for `key`, as a measuring call would.
@@ -353,7 +376,7 @@ mod tests {
         let (cheap, costly) = (0x1_0000, 0x2_0010);
         // 1 ns per position: 256 positions are far below the fork's worth.
         seed(cheap, 1_000);
-        for _ in 0..TRUST_CALLS {
+        for _ in 0..Cutoff::trust_for(1_000, 1) {
             let trusted = Cutoff::new(cheap, 256);
             assert_eq!(trusted.decision(), Decision::Serial);
             assert!(trusted.started.is_none(), "a trusted call reads no clock");
@@ -368,12 +391,30 @@ mod tests {
         // (at its remembered rate) is probed block by block, as before.
         let ps = FORK_WORTH_NS * 1000 / QUIET_MARGIN / 256 + 1;
         seed(costly, ps);
-        for _ in 0..TRUST_CALLS {
+        for _ in 0..Cutoff::trust_for(ps, 1) {
             drop(Cutoff::new(costly, 256));
         }
         let probed = Cutoff::new(costly, 256);
         assert_eq!(probed.decision(), Decision::Undecided);
         assert!(!probed.quiet);
+    }
+
+    #[test]
+    fn trust_covers_a_fixed_stretch_of_work_within_63_to_255_calls() {
+        // Calls of 1 µs and more: 63; of 247 ns and less: 255; between,
+        // about `TRUST_NS` of work, fewer calls as they grow.
+        assert_eq!(Cutoff::trust_for(1_000, 1_000), TRUST_CALLS_MIN);
+        assert_eq!(Cutoff::trust_for(u64::MAX, usize::MAX), TRUST_CALLS_MIN);
+        assert_eq!(Cutoff::trust_for(1_000, 247), u8::MAX);
+        assert_eq!(Cutoff::trust_for(0, 256), u8::MAX);
+        assert_eq!(Cutoff::trust_for(1_000, 500), (TRUST_NS / 500) as u8);
+        let mut last = u8::MAX;
+        for positions in (1..2_000).step_by(7) {
+            let calls = Cutoff::trust_for(1_000, positions);
+            assert!((TRUST_CALLS_MIN..=u8::MAX).contains(&calls));
+            assert!(calls <= last, "fewer calls for longer ones");
+            last = calls;
+        }
     }
 
     #[test]
@@ -398,10 +439,10 @@ mod tests {
     fn a_trusted_site_spends_its_trust_and_an_override_clears_it() {
         let key = 0x3_0020;
         seed(key, 1_000);
-        for _ in 0..TRUST_CALLS {
+        for _ in 0..Cutoff::trust_for(1_000, 1) {
             assert!(Cutoff::trusted_serial(key, 256));
         }
-        assert!(!Cutoff::trusted_serial(key, 256), "the 64th call measures");
+        assert!(!Cutoff::trusted_serial(key, 256), "the 256th call measures");
         seed(key, 1_000);
         assert!(!Cutoff::trusted_serial(key, 4_000), "a call worth a fork");
         assert!(!Cutoff::trusted_serial(key + 1, 256), "another site");
