@@ -1,6 +1,10 @@
 //! The parallel iterators against their serial `Iterator` counterparts:
 //! every consumer and adaptor, random lengths, thread counts 1..=6, every
 //! schedule, with the cutoff adaptive and forced to fork.
+//!
+//! Longer than the ~450 lines a file should keep to: one proptest target,
+//! whose strategies and serial references every case shares (the sources,
+//! strings and collections have files of their own).
 #![cfg(not(loom))]
 
 mod par_common;
@@ -293,36 +297,43 @@ fn a_static_float_sum_gives_the_same_bits_whether_or_not_it_forks() {
 fn small_float_reductions_kept_on_the_caller_give_the_forks_bits() {
     // Calls small enough that the cutoff keeps them on the caller, most of
     // them on a remembered (trusted) cost: each must fold the very ranges
-    // and blocks of a fork, on 3 threads (uneven ranges), with and without
-    // `with_max_len` and `with_min_len`.
-    let data: Vec<f32> = (0..301).map(|i| (i as f32).sin() * 1e3).collect();
+    // and blocks of a fork, on 3 threads, with and without `with_max_len`
+    // and `with_min_len`, on an installed pool and on the iterator's own.
+    // 301 positions (the zip's length): 101, 100 and 100 on 3 threads.
+    let data: Vec<f32> = (0..302).map(|i| (i as f32).sin() * 1e3).collect();
     let pool = pool(3);
-    let dot = |over, max: usize, min: usize| {
+    let dot = |over, max: usize, min: usize, own_pool: bool| {
         let before = set_override(over);
-        let dot: f32 = pool.install(|| {
-            data.par_iter()
+        let call = || -> f32 {
+            let products = data
+                .par_iter()
                 .zip(&data[1..])
                 .map(|(x, y)| x * y)
                 .with_max_len(max)
-                .with_min_len(min)
-                .sum()
-        });
+                .with_min_len(min);
+            if own_pool {
+                products.with_pool(pool).sum()
+            } else {
+                products.sum()
+            }
+        };
+        let dot = if own_pool { call() } else { pool.install(call) };
         set_override(before);
         dot
     };
-    for (max, min) in [(usize::MAX, 1), (7, 1), (usize::MAX, 5), (40, 3)] {
-        let forked = dot(Override::AlwaysFork, max, min);
-        assert_eq!(
-            dot(Override::NeverFork, max, min).to_bits(),
-            forked.to_bits()
-        );
-        // Enough calls from one site for the trusted path to take most.
-        for _ in 0..200 {
-            assert_eq!(
-                dot(Override::Adaptive, max, min).to_bits(),
-                forked.to_bits(),
-                "max_len {max}, min_len {min}"
-            );
+    for own_pool in [false, true] {
+        for (max, min) in [(usize::MAX, 1), (7, 1), (usize::MAX, 5), (40, 3)] {
+            let forked = dot(Override::AlwaysFork, max, min, own_pool);
+            let alone = dot(Override::NeverFork, max, min, own_pool);
+            assert_eq!(alone.to_bits(), forked.to_bits());
+            // Enough calls from one site for the trusted path to take most.
+            for _ in 0..300 {
+                assert_eq!(
+                    dot(Override::Adaptive, max, min, own_pool).to_bits(),
+                    forked.to_bits(),
+                    "max_len {max}, min_len {min}, own pool {own_pool}"
+                );
+            }
         }
     }
 }

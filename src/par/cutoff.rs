@@ -27,14 +27,16 @@
 //! most 255 (`Cutoff::trust_for`): a measuring call costs two clock reads
 //! and a longer path, about 60 ns here, so the calls that take less
 //! than 250 ns, where that shows, measure once in 256, and a change in a
-//! site's cost is still seen within about 63 µs of its work. (A 256-element
+//! site's cost is still seen within about 63 µs of calls as long as the
+//! measured one. (A 256-element
 //! `f32` sum measured once in 16 calls ran at 1.15x its serial loop, once
 //! in 64 at 1.05x; an in-place scale of 256 `f32`, 18 ns a call, read
 //! 1.05-1.07x once in 64 and 1.02-1.03x once in 256.)
 //!
 //! A measured cost may at most double from one measurement of a site to the
 //! next, so a probe that the OS descheduled does not make the next calls
-//! fork; a real rise is followed within a few measurements.
+//! fork; a real rise is followed within a few measurements, each held back
+//! by that cap trusted for the fewest calls (63).
 //!
 //! A measuring call of a site whose remembered cost puts the whole call
 //! below an eighth of [`FORK_WORTH_NS`] (even at double that cost) cannot
@@ -42,8 +44,8 @@
 //! clock at its start and end, and remembers the rate when it ends
 //! (`Cutoff`'s `Drop`). Two clock reads instead of one per probe block,
 //! and no fork when a VM exit or a preemption lands in the probe: a small
-//! call from a hot loop then costs its loop, the decision, and 1/256 of two
-//! clock reads.
+//! call from a hot loop then costs its loop, the decision, and 1/64 to
+//! 1/256 of two clock reads.
 //!
 //! The cutoff decides only who runs the work, never how it is split: the
 //! static ranges, and the blocks within them, are the same whether the
@@ -306,17 +308,26 @@ impl Cutoff {
             // A probe the OS descheduled only looks slower: a site's cost
             // may at most double from one measurement to the next, so one
             // such probe cannot make the next trusted calls fork. A cost
-            // that really grew is followed within a few measurements.
-            let ps_per_position = if seen.key == self.key {
-                ps_per_position.min(seen.ps_per_position.saturating_mul(2).max(1))
+            // that really grew is followed within a few measurements, each
+            // trusted for the fewest calls while the cap holds it back.
+            // (At least 1 ps: a clock that read no time at all must not
+            // keep every length of call on the caller.)
+            let cap = if seen.key == self.key {
+                seen.ps_per_position.saturating_mul(2).max(1)
             } else {
-                ps_per_position
+                u64::MAX
             };
+            let capped = ps_per_position > cap;
+            let ps_per_position = ps_per_position.min(cap).max(1);
             sites[slot].set(Site {
                 key: self.key,
                 ps_per_position,
                 serial_up_to: Self::serial_up_to(ps_per_position),
-                trusted_calls: Self::trust_for(ps_per_position, self.positions),
+                trusted_calls: if capped {
+                    TRUST_CALLS_MIN
+                } else {
+                    Self::trust_for(ps_per_position, self.positions)
+                },
             })
         });
     }
@@ -356,112 +367,4 @@ impl Drop for Cutoff {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{
-        set_override, Cutoff, Decision, Override, FORK_WORTH_NS, QUIET_MARGIN, TRUST_CALLS_MIN,
-        TRUST_NS,
-    };
-
-    /// Remembers `ps` per position for `key`, as a measuring call would.
-    fn seed(key: usize, ps: u64) {
-        let mut cutoff = Cutoff::new(key, 1);
-        // A measuring call would also remember its own clock when dropped.
-        cutoff.quiet = false;
-        cutoff.remember(ps);
-    }
-
-    #[test]
-    fn a_cheap_site_is_measured_whole_and_a_costly_one_is_probed() {
-        // Keys of their own (their slots are theirs on this test thread).
-        let (cheap, costly) = (0x1_0000, 0x2_0010);
-        // 1 ns per position: 256 positions are far below the fork's worth.
-        seed(cheap, 1_000);
-        for _ in 0..Cutoff::trust_for(1_000, 1) {
-            let trusted = Cutoff::new(cheap, 256);
-            assert_eq!(trusted.decision(), Decision::Serial);
-            assert!(trusted.started.is_none(), "a trusted call reads no clock");
-        }
-        let measured = Cutoff::new(cheap, 256);
-        assert_eq!(measured.decision(), Decision::Serial);
-        assert!(measured.quiet && measured.started.is_some());
-        drop(measured); // remembers the rate, and trusts it again
-        assert!(Cutoff::new(cheap, 256).started.is_none());
-
-        // A site whose call would cost over an eighth of a fork's worth
-        // (at its remembered rate) is probed block by block, as before.
-        let ps = FORK_WORTH_NS * 1000 / QUIET_MARGIN / 256 + 1;
-        seed(costly, ps);
-        for _ in 0..Cutoff::trust_for(ps, 1) {
-            drop(Cutoff::new(costly, 256));
-        }
-        let probed = Cutoff::new(costly, 256);
-        assert_eq!(probed.decision(), Decision::Undecided);
-        assert!(!probed.quiet);
-    }
-
-    #[test]
-    fn trust_covers_a_fixed_stretch_of_work_within_63_to_255_calls() {
-        // Calls of 1 µs and more: 63; of 247 ns and less: 255; between,
-        // about `TRUST_NS` of work, fewer calls as they grow.
-        assert_eq!(Cutoff::trust_for(1_000, 1_000), TRUST_CALLS_MIN);
-        assert_eq!(Cutoff::trust_for(u64::MAX, usize::MAX), TRUST_CALLS_MIN);
-        assert_eq!(Cutoff::trust_for(1_000, 247), u8::MAX);
-        assert_eq!(Cutoff::trust_for(0, 256), u8::MAX);
-        assert_eq!(Cutoff::trust_for(1_000, 500), (TRUST_NS / 500) as u8);
-        let mut last = u8::MAX;
-        for positions in (1..2_000).step_by(7) {
-            let calls = Cutoff::trust_for(1_000, positions);
-            assert!((TRUST_CALLS_MIN..=u8::MAX).contains(&calls));
-            assert!(calls <= last, "fewer calls for longer ones");
-            last = calls;
-        }
-    }
-
-    #[test]
-    fn the_trusted_compare_decides_as_the_rule() {
-        for ps in [0, 1, 7, 999, 1_000, 15_625, 4_000_000, 4_000_001, u64::MAX] {
-            let up_to = Cutoff::serial_up_to(ps);
-            let edge = [up_to.saturating_sub(1), up_to, up_to.saturating_add(1)];
-            for n in [0, 1, 2, 255, 256, 257, 4_000, 1 << 20, usize::MAX]
-                .into_iter()
-                .chain(edge)
-            {
-                assert_eq!(
-                    Cutoff::judge(ps, n) == Decision::Serial,
-                    n <= up_to,
-                    "{ps} ps per position, {n} positions"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn a_trusted_site_spends_its_trust_and_an_override_clears_it() {
-        let key = 0x3_0020;
-        seed(key, 1_000);
-        for _ in 0..Cutoff::trust_for(1_000, 1) {
-            assert!(Cutoff::trusted_serial(key, 256));
-        }
-        assert!(!Cutoff::trusted_serial(key, 256), "the 256th call measures");
-        seed(key, 1_000);
-        assert!(!Cutoff::trusted_serial(key, 4_000), "a call worth a fork");
-        assert!(!Cutoff::trusted_serial(key + 1, 256), "another site");
-        assert!(Cutoff::trusted_serial(key, 256));
-        let before = set_override(Override::AlwaysFork);
-        assert!(!Cutoff::trusted_serial(key, 256), "an override is obeyed");
-        assert_eq!(Cutoff::new(key, 256).decision(), Decision::Fork);
-        set_override(before);
-
-        // A call that began before the override and ends under it (its
-        // closure set it) leaves no trusted site behind.
-        let measuring = Cutoff::new(key, 256);
-        let before = set_override(Override::AlwaysFork);
-        measuring.remember(1_000);
-        drop(measuring);
-        assert!(
-            !Cutoff::trusted_serial(key, 256),
-            "the override still holds"
-        );
-        set_override(before);
-    }
-}
+mod tests;

@@ -46,6 +46,8 @@ mod block;
 mod claims;
 mod consumer;
 mod guards;
+#[cfg(test)]
+mod tests;
 mod walk;
 
 use super::cutoff::{Cutoff, Decision};
@@ -55,7 +57,7 @@ use crate::schedule::dynamic::{GrainClaims, GuidedClaims};
 use crate::schedule::split::Shares;
 use crate::sync::AtomicBool;
 use crate::ForkJoin;
-use alone::run_alone;
+use alone::{run_alone, serial_in_blocks};
 pub(crate) use consumer::Consumer;
 use crossbeam_utils::CachePadded;
 use guards::{CollectGuard, SerialGuard, ShareGuard, Slots, UnsafeSync};
@@ -94,10 +96,14 @@ pub(crate) fn drive<P: Producer, C: Consumer<P::Item>>(
         }
         return decide_split_free(producer, config, consumer, n, key);
     }
-    // Any other call that a trusted cost keeps on the caller goes through
-    // the ranges and blocks of a fork, but with no plan to make; the rest
-    // ask in their plan.
-    if !C::STOPS && !P::BOUNDLESS && Cutoff::trusted_serial(key, n) {
+    // Any other static call that a trusted cost keeps on the caller goes
+    // through the ranges and blocks of a fork, but with no plan to make
+    // (a dynamic or guided one claims its blocks alone, in its plan, as
+    // when it measures); the rest ask in their plan. The schedule is
+    // checked first: a call that `trusted_serial` passes on is counted
+    // again in the plan.
+    let static_plan = C::STATIC_ONLY || matches!(config.schedule, Schedule::Static);
+    if static_plan && serial_in_blocks::<P, C>() && Cutoff::trusted_serial(key, n) {
         return serial_on_trust(producer, config, consumer, n);
     }
     plan(producer, config, consumer, n, None, key)
@@ -165,8 +171,8 @@ fn with_pool<R>(config: &Config, f: impl FnOnce(Option<&dyn ForkJoin>, usize) ->
     }
     match config.pool {
         Some(pool) => {
-            // SAFETY: `with_pool` stored it, and the iterator's type keeps
-            // it from outliving the pool (`Pooled`).
+            // SAFETY: `ParallelIterator::with_pool` stored it, and the
+            // iterator's type keeps it from outliving the pool (`Pooled`).
             let pool = unsafe { pool.0.as_ref() };
             f(Some(pool), pool.threads())
         }

@@ -269,7 +269,8 @@ pub struct Team {
 // the generation's Acquire and their Release increment (see the invariants
 // at the top of this file). The dispatcher frame follows the same rule. The
 // panic payload is written by the one share that wins the panic slot, before
-// its Release increment, and read by the holder after the join's Acquire.
+// its Release increment, and read by the holder after the join's Acquire; the
+// losers' list likewise, each push under the slot's own spin lock.
 unsafe impl Sync for Team {}
 // SAFETY: as above; the slot's pointer is only dereferenced during a fork.
 unsafe impl Send for Team {}

@@ -13,8 +13,13 @@
 //!   call from that `Drop` forks like any other call.
 //! - Losers are rare (two shares of one fork must panic), so their list may
 //!   allocate: the fork path without panics allocates nothing.
+//! - Two losers may push at once: a spin lock of the crate's own atomics
+//!   (`pushing`) lets one push at a time. Not `std::sync::Mutex`: the
+//!   sanitizer CI's std is not instrumented, so ThreadSanitizer cannot see
+//!   a std lock's ordering and reported two losers' pushes as a race. The
+//!   holder reads the list after the join, when no share pushes any more.
 
-use crate::sync::{AtomicBool, Mutex, Ordering, UnsafeCell};
+use crate::sync::{AtomicBool, Ordering, UnsafeCell};
 use std::any::Any;
 use std::boxed::Box;
 use std::vec::Vec;
@@ -26,8 +31,11 @@ pub(crate) type Payload = Box<dyn Any + Send>;
 pub(crate) struct PanicSlot {
     taken: AtomicBool,
     payload: UnsafeCell<Option<Payload>>,
-    /// Payloads that lost the race, kept for the holder to drop later.
-    losers: Mutex<Vec<Payload>>,
+    /// Payloads that lost the race, kept for the holder to drop later;
+    /// pushed to under `pushing`, read by the holder after the join.
+    losers: UnsafeCell<Vec<Payload>>,
+    /// Held by the loser pushing onto `losers`.
+    pushing: AtomicBool,
 }
 
 impl PanicSlot {
@@ -35,7 +43,8 @@ impl PanicSlot {
         PanicSlot {
             taken: AtomicBool::new(false),
             payload: UnsafeCell::new(None),
-            losers: Mutex::new(Vec::new()),
+            losers: UnsafeCell::new(Vec::new()),
+            pushing: AtomicBool::new(false),
         }
     }
 
@@ -49,11 +58,21 @@ impl PanicSlot {
             self.payload
                 .with_mut(|slot| unsafe { *slot = Some(payload) });
         } else {
-            let mut losers = self
-                .losers
-                .lock()
-                .unwrap_or_else(|poison| poison.into_inner());
-            losers.push(payload);
+            // Acquire: pairs with the Release store below of the loser that
+            // pushed before us.
+            while self.pushing.swap(true, Ordering::Acquire) {
+                #[cfg(loom)]
+                crate::sync::model_yield();
+                #[cfg(not(loom))]
+                std::thread::yield_now();
+            }
+            // SAFETY: `pushing` is ours, so no other loser touches the
+            // list, and the holder reads it only after the join.
+            self.losers
+                .with_mut(|losers| unsafe { (*losers).push(payload) });
+            // Release: pairs with the next loser's Acquire swap above (the
+            // holder's read is ordered by the join).
+            self.pushing.store(false, Ordering::Release);
         }
     }
 
@@ -70,11 +89,10 @@ impl PanicSlot {
     #[cold]
     fn take_taken(&self, losers: &mut Vec<Payload>) -> Option<Payload> {
         self.taken.store(false, Ordering::Relaxed);
-        let mut kept = self
-            .losers
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
-        losers.append(&mut kept);
+        // SAFETY: every share has ended (joined), so no one else touches
+        // the list; the join's Acquire orders every loser's push before.
+        self.losers
+            .with_mut(|kept| unsafe { losers.append(&mut *kept) });
         // SAFETY: every share has ended (joined), so no one else touches it.
         self.payload.with_mut(|slot| unsafe { (*slot).take() })
     }

@@ -74,13 +74,20 @@ fn run_alone_in_blocks<P: Producer, C: Consumer<P::Item>>(
     acc.expect("a partial")
 }
 
+/// Whether [`Call::run_serial`] can run a call of `P` and `C`: no early
+/// stop (whose blocks are checked one by one) and no dead positions to
+/// skip (a bridge's).
+#[inline]
+pub(super) const fn serial_in_blocks<P: Producer, C: Consumer<P::Item>>() -> bool {
+    !C::STOPS && !P::BOUNDLESS
+}
+
 impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
-    /// Whether [`Call::run_serial`] can run this call: no early stop (whose
-    /// blocks are checked one by one) and no dead positions to skip (a
-    /// bridge's).
+    /// Whether [`Call::run_serial`] can run this call
+    /// ([`serial_in_blocks`]).
     #[inline]
     pub(super) fn can_run_serial(&self) -> bool {
-        !C::STOPS && !P::BOUNDLESS
+        serial_in_blocks::<P, C>()
     }
 
     /// Runs every range in thread order, each in the blocks of its walk,
@@ -89,6 +96,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
     /// [`Call::can_run_serial`].
     #[inline]
     pub(super) fn run_serial(&self) -> C::Acc {
+        debug_assert!(self.can_run_serial());
         let mut rest = SerialRest {
             call: self,
             folded: 0,

@@ -46,7 +46,8 @@ pub(super) struct Walk {
     pub(super) cursor: usize,
     pub(super) end: usize,
     /// Thread 0: where its current probe block ends (`begin` + 1, 4, 16,
-    /// ...; always past `cursor`); the others: `usize::MAX`.
+    /// ...; past `cursor` unless it saturated at `usize::MAX`); the
+    /// others: `usize::MAX`.
     pub(super) probe_end: usize,
 }
 
@@ -113,7 +114,7 @@ impl Walk {
         self.pass_probe_ends();
     }
 
-    /// The next block: at most `max_block` positions. Thread 0's blocks
+    /// The next block: at most `blocks.max` positions. Thread 0's blocks
     /// end at `begin + 1, 4, 16, ...` (the cutoff's probe), so from the
     /// 64th position on they start at multiples of 64 (unless a `max_len`
     /// that is not one cuts them): a block that starts off a cache line
@@ -131,7 +132,8 @@ impl Walk {
             return None;
         }
         let left = self.end - begin;
-        // `probe_end > cursor`: the others' `usize::MAX` bounds nothing.
+        // `probe_end > begin` (a saturated `usize::MAX` is above any
+        // `begin < end`): the others' `usize::MAX` bounds nothing.
         let size = blocks.fit(left, blocks.max.min(left).min(self.probe_end - begin));
         self.cursor = begin + size;
         if self.cursor >= self.probe_end {
@@ -143,10 +145,11 @@ impl Walk {
     /// Moves the probe's next end past the cursor: `begin` + 4 times as
     /// far, as often as it takes (more than once only after a block that
     /// `with_min_len` made longer, or dead positions skipped). A no-op for
-    /// the others' `usize::MAX`.
+    /// the others' `usize::MAX`, which it also stops at (a cursor at
+    /// `usize::MAX` is the end of a walk).
     #[inline]
     fn pass_probe_ends(&mut self) {
-        while self.cursor >= self.probe_end {
+        while self.probe_end != usize::MAX && self.cursor >= self.probe_end {
             let reach = (self.probe_end - self.begin).saturating_mul(4);
             self.probe_end = self.begin.saturating_add(reach);
         }
