@@ -326,8 +326,9 @@ fn small_float_reductions_kept_on_the_caller_give_the_forks_bits() {
             let forked = dot(Override::AlwaysFork, max, min, own_pool);
             let alone = dot(Override::NeverFork, max, min, own_pool);
             assert_eq!(alone.to_bits(), forked.to_bits());
-            // Enough calls from one site for the trusted path to take most.
-            for _ in 0..300 {
+            // Enough calls from one site for the trusted path to take most
+            // (fewer under Miri, which checks the paths, not the timing).
+            for _ in 0..scale::size(300) {
                 assert_eq!(
                     dot(Override::Adaptive, max, min, own_pool).to_bits(),
                     forked.to_bits(),

@@ -22,6 +22,10 @@
 //! - A consumer whose result does not depend on the split (`for_each`,
 //!   `count`) and that the cutoff sends to the caller before any block ran
 //!   skips all of this: one walk over every position (`alone.rs`).
+//! - Any other static call that a trusted cost sends to the caller before
+//!   any block ran skips the plan (no cutoff to ask, no schedule to
+//!   pick): the pool's thread count, then the fork's ranges and blocks
+//!   folded alone (`serial_on_trust`).
 //!
 //! # Every position once
 //!
