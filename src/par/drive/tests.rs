@@ -31,34 +31,21 @@ fn the_trusted_shortcut_folds_the_forks_blocks() {
     let data: Vec<f32> = (0..301).map(|i| (i as f32).sin() * 1e3).collect();
     let pool = ThreadPool::try_spawn(3).expect("a pool");
     for (max, min) in [(usize::MAX, 1), (7, 1), (usize::MAX, 5), (40, 3)] {
+        let products = || data.par_iter().with_max_len(max).with_min_len(min);
         let forked = {
             let before = set_override(Override::AlwaysFork);
-            let (producer, config) = data
-                .par_iter()
-                .with_max_len(max)
-                .with_min_len(min)
-                .with_pool(&pool)
-                .into_parts();
+            let (producer, config) = products().with_pool(&pool).into_parts();
             let forked = drive(&producer, &config, &BlockSum);
             set_override(before);
             forked
         };
         // The iterator's own pool (its count through the `ForkJoin` trait).
-        let (producer, config) = data
-            .par_iter()
-            .with_max_len(max)
-            .with_min_len(min)
-            .with_pool(&pool)
-            .into_parts();
+        let (producer, config) = products().with_pool(&pool).into_parts();
         let alone = serial_on_trust(&producer, &config, &BlockSum, producer.len());
         assert_eq!(alone.to_bits(), forked.to_bits(), "max {max} min {min}");
         // The installed pool (its count read directly).
         let installed = pool.install(|| {
-            let (producer, config) = data
-                .par_iter()
-                .with_max_len(max)
-                .with_min_len(min)
-                .into_parts();
+            let (producer, config) = products().into_parts();
             serial_on_trust(&producer, &config, &BlockSum, producer.len())
         });
         assert_eq!(installed.to_bits(), forked.to_bits(), "max {max} min {min}");
