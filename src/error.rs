@@ -23,19 +23,19 @@ pub enum Error {
     /// have been stopped and joined.
     #[cfg(feature = "std")]
     Spawn {
-        /// The thread index (1-based, as in [`crate::Prong::thread_index`]) of
+        /// The thread index (1-based, as in [`crate::schedule::Prong::thread_index`]) of
         /// the worker that failed to start.
         index: usize,
         /// What the OS said.
         source: std::io::Error,
     },
-    /// [`crate::Team::run_worker`] was called after every worker slot of the
+    /// [`crate::team::Team::run_worker`] was called after every worker slot of the
     /// team had been taken.
     NoWorkerSlot {
         /// The team's worker slots: its thread count minus the caller.
         workers: usize,
     },
-    /// [`crate::Team::run_worker`] was called from inside a task of the
+    /// [`crate::team::Team::run_worker`] was called from inside a task of the
     /// same team's fork: the thread would become a worker inside its own
     /// share and wait for itself forever.
     WorkerInsideOwnFork,

@@ -1,22 +1,86 @@
 //! # tine: OpenMP-style fork-join for Rust
 //!
 //! A tine is one prong of a fork. This crate forks a closure onto a team of
-//! threads and joins them, with the dispatch and join cost of a few cache-line
-//! transfers: no heap allocation, no mutex, and no syscall on a hot fork (a
-//! waiting thread calls `sched_yield` only after 50 µs, or when the thread
-//! it waits for is queued on its own CPU). The thread that calls is thread 0 and does its share of the work.
+//! threads and joins them in about a cache-line round trip: the caller is
+//! thread 0, idle threads wake on a generation counter, and the fork joins
+//! through one atomic countdown, with no heap allocation, no mutex and no
+//! syscall on a hot fork. On top of that one fork it offers rayon's API
+//! (parallel iterators, `join`, `scope`, parallel sorts), ordered streaming
+//! of records, NUMA-aware pools, and a `no_std` core that other runtimes
+//! embed.
+//!
+//! The package is `tine-rt`; the library is `tine`:
+//!
+//! ```toml
+//! [dependencies]
+//! tine = { package = "tine-rt", version = "0.1" }
+//! ```
+//!
+//! ## Parallel iterators, as in rayon
+//!
+//! `use tine::prelude::*` brings rayon's traits: `par_iter`,
+//! `into_par_iter`, `par_chunks`, `par_sort` and the adaptors and
+//! consumers, with rayon's names and semantics ([`par`] has the full list
+//! and what differs). Each call is one fork of the current pool, and a
+//! call too small to be worth a fork runs on the caller alone.
+//!
+//! ```
+//! use tine::prelude::*;
+//!
+//! let v: Vec<f64> = (0..10_000).map(f64::from).collect();
+//! let sum_of_squares: f64 = v.par_iter().map(|x| x * x).sum();
+//! assert_eq!(sum_of_squares, v.iter().map(|x| x * x).sum::<f64>());
+//!
+//! let mut words = vec!["fork", "join", "tine", "and"];
+//! words.par_sort();
+//! assert_eq!(words, ["and", "fork", "join", "tine"]);
+//! ```
+//!
+//! Porting from rayon is one line in `Cargo.toml`, which keeps every
+//! `use rayon::...` path:
+//!
+//! ```toml
+//! [dependencies]
+//! rayon = { package = "tine-rt", version = "0.1" }
+//! ```
+//!
+//! ## Nested fork-join: `join` and `scope`
+//!
+//! [`join`] and [`scope`] run on the pool's own threads, as rayon's do.
+//! A `join` costs about a function call until an idle thread asks for
+//! work; only then is its second closure offered.
+//!
+//! ```
+//! fn fib(n: u64) -> u64 {
+//!     if n < 2 {
+//!         return n;
+//!     }
+//!     let (a, b) = tine::join(|| fib(n - 1), || fib(n - 2));
+//!     a + b
+//! }
+//! assert_eq!(fib(20), 6765);
+//!
+//! let mut halves = [0u64; 2];
+//! let (low, high) = halves.split_at_mut(1);
+//! tine::scope(|s| {
+//!     s.spawn(|_| low[0] = (1..=50).sum());
+//!     s.spawn(|_| high[0] = (51..=100).sum());
+//! });
+//! assert_eq!(halves[0] + halves[1], 5050);
+//! ```
+//!
+//! ## Flat loops, as in OpenMP and fork_union
+//!
+//! A [`ThreadPool`] runs a closure once per thread, once per task (static
+//! or dynamic schedule) or once per contiguous range. Every call blocks
+//! until all shares have finished, so closures borrow the caller's stack.
+//! The methods come from [`ForkJoin`], which every pool type implements.
 //!
 //! ```
 //! use std::sync::atomic::{AtomicU64, Ordering};
+//! use tine::ForkJoin;
 //!
 //! let pool = tine::ThreadPool::try_spawn(4)?; // the caller + 3 workers
-//!
-//! // Once per thread.
-//! pool.for_threads(|thread_index, _colocation_index| {
-//!     assert!(thread_index < 4);
-//! });
-//!
-//! // Once per task, static schedule: tasks may borrow the caller's stack.
 //! let data: Vec<u64> = (1..=1000).collect();
 //! let sum = AtomicU64::new(0);
 //! pool.for_n(data.len(), |prong| {
@@ -24,46 +88,37 @@
 //! });
 //! assert_eq!(sum.load(Ordering::Relaxed), 500_500);
 //!
-//! // One contiguous range per thread.
+//! pool.for_threads(|thread_index, _colocation_index| assert!(thread_index < 4));
 //! pool.for_slices(data.len(), |first, count| {
 //!     let _mine = &data[first.task_index..first.task_index + count];
 //! });
-//!
-//! // Uneven tasks: claimed one at a time.
 //! pool.for_n_dynamic(data.len(), |prong| {
 //!     std::hint::black_box(prong.task_index);
 //! });
 //! # Ok::<(), tine::Error>(())
 //! ```
 //!
-//! ## Layout
-//! Layers, top to bottom; each imports only the layers below it.
-//! - `compat/` (feature `std`): rayon's remaining crate-root paths
-//!   ([`ThreadPoolBuilder`], [`broadcast`], [`current_thread_index`], the
-//!   [`iter`](mod@iter) and [`slice`](mod@slice) modules), thin layers over the rest, so that
-//!   `rayon = { package = "tine" }` ports a rayon program unchanged.
-//! - `numa/` (feature `numa`): topology, pinned pools, a distributed pool
-//!   with one team per NUMA node, and node-local memory.
-//! - [`par`] and [`stream`] (feature `std`): the rayon-compatible parallel
-//!   iterators (one fork per call, behind [`prelude`]), and ordered
-//!   streaming of records in adaptive batches.
-//! - `nest/` (feature `std`): [`join`], [`join_context`] and [`scope`],
-//!   nested fork-join on a pool's own threads (one fork per region, jobs
-//!   promoted on demand to per-thread slots, no lock). Its invariants are
-//!   stated at the top of `nest/mod.rs`.
-//! - `pool/` (feature `std`): [`ThreadPool`] and its [`Builder`], which
-//!   spawn a team's workers.
-//! - `schedule/`: [`ForkJoin`], the one fork primitive every pool type
-//!   implements, and the schedules written once on top of it:
-//!   [`ForkJoin::for_threads`], [`ForkJoin::for_n`],
-//!   [`ForkJoin::for_slices`] (`split.rs`) and
-//!   [`ForkJoin::for_n_dynamic`] (`dynamic.rs`).
-//! - `team/`: [`Team`], the protocol. It owns no threads and works without
-//!   `std`: an embedding runtime runs [`Team::run_worker`] on its own
-//!   threads. Its invariants are stated once, at the top of `team/mod.rs`.
-//! - `wait/`: spinning, then parking; [`arch`]: the micro-yields a waiting
-//!   thread runs between polls; `sync.rs`: the atomics (loom's under
-//!   `cfg(loom)`); `error.rs`: [`Error`].
+//! ## Where to go next
+//!
+//! - [`prelude`], [`par`]: the parallel iterators, the rayon and OpenMP
+//!   correspondence tables, the serial cutoff and schedules;
+//!   [`iter`](mod@iter), [`slice`](mod@slice) and rayon's other module
+//!   paths, for code ported from rayon.
+//! - [`join`], [`join_context`], [`scope`], [`yield_now`]: nested fork-join.
+//! - [`ThreadPool`], [`Builder`], [`global`], [`current_num_threads`]: pools
+//!   and the global pool (`TINE_NUM_THREADS`); [`ThreadPoolBuilder`] and
+//!   [`broadcast`] with rayon's names.
+//! - [`stream`]: ordered streaming of records in adaptive batches, the
+//!   engine of the `prun` command-line tool.
+//! - `numa` (feature `numa`): topology, pinned pools, a pool with one team
+//!   per NUMA node, node-local memory.
+//! - [`Team`], [`arch`]: the `no_std` protocol, for a runtime that runs
+//!   tine's worker loop on threads of its own; [`WaitPolicy`]: spinning,
+//!   then parking.
+//!
+//! How the crate is built, layer by layer, is in `ARCHITECTURE.md` in the
+//! repository; measurements against rayon, fork_union, OpenMP and others
+//! are in `BENCHMARKS.md`.
 //!
 //! ## Guarantees
 //! - Every call blocks until all shares have finished, so closures may
@@ -78,8 +133,10 @@
 //! - Bad arguments and OS refusals come back as [`Error`], never a panic.
 //!
 //! ## Features
-//! - `std` (default): [`ThreadPool`], panic propagation, and OS yields in
-//!   long waits. Without it the crate is `#![no_std]` and needs no allocator.
+//! - `std` (default): [`ThreadPool`], the parallel iterators, `join` and
+//!   `scope`, streaming, panic propagation, and OS yields in long waits.
+//!   Without it the crate is `#![no_std]` and needs no allocator: [`Team`]
+//!   and [`ForkJoin`] remain.
 //! - `numa`: the `numa` module (topology, pinning, a distributed pool,
 //!   node-local memory) through hwloc. Needs libhwloc-dev and libudev-dev.
 
@@ -91,7 +148,9 @@
 #[cfg(feature = "std")]
 extern crate std;
 
-// Layers, top to bottom; each imports only the ones below it.
+// The modules, in alphabetical order. Their layers, top to bottom, and the
+// rule that each imports only the ones below it: ARCHITECTURE.md, checked
+// by tests/layout.rs. This file only declares and re-exports.
 pub mod arch;
 #[cfg(feature = "std")]
 mod compat;
@@ -109,6 +168,8 @@ mod schedule;
 pub mod stream;
 mod sync;
 mod team;
+#[cfg(feature = "std")]
+mod threads;
 mod wait;
 
 /// The README's examples, compiled and run as doc tests.
@@ -118,22 +179,23 @@ struct ReadmeDoctests;
 
 #[cfg(feature = "std")]
 pub use compat::{
-    array, broadcast, collections, current_thread_index, iter, max_num_threads, option, range,
-    range_inclusive, result, slice, str, vec, BroadcastContext, ThreadPoolBuildError,
-    ThreadPoolBuilder,
+    array, collections, iter, option, range, range_inclusive, result, slice, str, vec,
+    ThreadPoolBuildError, ThreadPoolBuilder,
 };
 pub use error::Error;
 #[cfg(all(feature = "std", loom))]
 #[doc(hidden)]
 pub use nest::model as nest_model;
 #[cfg(feature = "std")]
-pub use nest::{
-    in_place_scope, join, join_context, scope, yield_local, yield_now, FnContext, Scope, Yield,
+pub use nest::{FnContext, Scope, Yield};
+#[cfg(feature = "std")]
+pub use par::prelude;
+#[cfg(feature = "std")]
+pub use pool::{
+    broadcast, current_num_threads, current_thread_index, global, in_place_scope, join,
+    join_context, max_num_threads, scope, spawn, yield_local, yield_now, BroadcastContext, Builder,
+    ThreadPool,
 };
-#[cfg(feature = "std")]
-pub use par::{current_num_threads, global, prelude};
-#[cfg(feature = "std")]
-pub use pool::{spawn, Builder, ThreadPool};
 #[cfg(feature = "std")]
 pub use schedule::Partials;
 pub use schedule::{ForkJoin, Prong};

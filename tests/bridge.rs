@@ -277,3 +277,101 @@ fn every_adaptor_over_a_bridge_stops_with_the_source_in_blocks_of_one() {
         assert!(!bridge().map(|x| x).any(|x| x == n));
     });
 }
+
+/// Runs `body` on a thread of its own and fails if it has not returned
+/// within 60 s: a call that walks a bridge's bound position by position
+/// would otherwise hang the suite.
+fn within_a_minute(what: &str, body: impl FnOnce() + Send + 'static) {
+    let (done, finished) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        body();
+        let _ = done.send(());
+    });
+    match finished.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(()) => worker.join().expect("the body's thread"),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            // The body panicked: resume its panic here.
+            if let Err(payload) = worker.join() {
+                std::panic::resume_unwind(payload);
+            }
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("{what} did not return"),
+    }
+}
+
+/// `flat_map` and `flatten` over inner bridges end with every
+/// short-circuiting consumer, found or not, for every boundless inner
+/// source (a bridge, and a bridge under `map`, `filter` and `chain`).
+#[test]
+fn short_circuiting_consumers_over_inner_bridges_return() {
+    // Outer items 0..outer, each with the inner items 0..3 (in no order).
+    macro_rules! check_every_consumer {
+        ($name:literal, $make:expr) => {{
+            let make = $make;
+            for outer in [1u32, 2, 5] {
+                let items = 3 * outer as usize;
+                within_a_minute(concat!($name, ": any, all, find"), move || {
+                    let par = || (0..outer).into_par_iter().flat_map(make);
+                    assert!(!par().any(|x| x == 99));
+                    assert!(par().any(|x| x == 2));
+                    assert!(par().all(|x| x < 3));
+                    assert!(!par().all(|x| x < 2));
+                    assert_eq!(par().find_any(|&x| x == 99), None);
+                    assert_eq!(par().find_any(|&x| x == 1), Some(1));
+                    assert_eq!(par().find_first(|&x| x == 99), None);
+                    assert_eq!(par().find_map_any(|x| (x == 99).then_some(x)), None);
+                    assert_eq!(par().find_map_first(|x| (x == 2).then_some(x)), Some(2));
+                });
+                within_a_minute(concat!($name, ": try_*"), move || {
+                    let par = || (0..outer).into_par_iter().flat_map(make);
+                    assert_eq!(
+                        par().try_for_each(|x| if x < 9 { Ok(()) } else { Err(x) }),
+                        Ok(())
+                    );
+                    assert_eq!(
+                        par().try_for_each(|x| if x < 2 { Ok(()) } else { Err(x) }),
+                        Err(2)
+                    );
+                    assert_eq!(par().try_for_each(|x| (x < 9).then_some(())), Some(()));
+                    let sum = par()
+                        .map(|x| Some(u64::from(x)))
+                        .try_reduce(|| 0, |a, b| Some(a + b));
+                    assert_eq!(sum, Some(3 * u64::from(outer)));
+                    let failed = par()
+                        .map(|x| (x != 1).then_some(x))
+                        .try_reduce(|| 0, |a, b| Some(a + b));
+                    assert_eq!(failed, None);
+                });
+                within_a_minute(concat!($name, ": take_any, skip_any"), move || {
+                    let par = || (0..outer).into_par_iter().flat_map(make);
+                    assert_eq!(par().take_any(2).count(), 2);
+                    assert_eq!(par().take_any(items + 5).count(), items);
+                    assert_eq!(par().skip_any(1).count(), items - 1);
+                    assert_eq!(par().skip_any(items + 5).count(), 0);
+                });
+            }
+        }};
+    }
+    check_every_consumer!("bridge", |_| vec![0u32, 1, 2].into_iter().par_bridge());
+    check_every_consumer!("bridge, map", |_| (10u32..13).par_bridge().map(|x| x - 10));
+    check_every_consumer!("bridge, filter", |_| (0u32..6)
+        .par_bridge()
+        .filter(|&x| x < 3));
+    check_every_consumer!("bridge, chain", |_| (0u32..2)
+        .par_bridge()
+        .chain(std::iter::once(2u32).par_bridge()));
+    // `flatten` of the inner bridges.
+    for outer in [1u32, 4] {
+        within_a_minute("flatten", move || {
+            let par = || {
+                (0..outer)
+                    .into_par_iter()
+                    .map(|_| vec![0u32, 1, 2].into_iter().par_bridge())
+                    .flatten()
+            };
+            assert!(!par().any(|x| x == 3));
+            assert_eq!(par().find_first(|&x| x == 3), None);
+            assert_eq!(par().take_any(1).count(), 1);
+        });
+    }
+}

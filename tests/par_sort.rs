@@ -332,3 +332,51 @@ fn plain_values() {
     one.par_sort_by_cached_key(|x| *x);
     assert_eq!(one, [1]);
 }
+
+/// A panic payload whose `Drop` panics (when not already unwinding).
+struct PanickyPayload;
+
+impl Drop for PanickyPayload {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            panic!("a panic payload's drop panicked");
+        }
+    }
+}
+
+/// Comparators on both sides of a merge panic with payloads whose `Drop`
+/// panics: the stable sort drops the losing ones only after every element
+/// is back in the slice, so the slice still holds each string once (a
+/// stale copy would be freed twice, which Miri and ASan report, and which
+/// the comparison below sees as a lost or doubled string).
+#[test]
+fn losing_payloads_that_panic_when_dropped_leave_every_element_in_place() {
+    let len = 20_000;
+    let original: Vec<String> = (0..len as u64).map(|i| format!("{:x}", mix(i))).collect();
+    for calls_before_panic in [0, 100, 5_000] {
+        let mut v = original.clone();
+        let calls = AtomicUsize::new(0);
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            pool3().install(|| {
+                v.par_sort_by(|a, b| {
+                    if calls.fetch_add(1, Relaxed) >= calls_before_panic {
+                        std::panic::panic_any(PanickyPayload);
+                    }
+                    a.cmp(b)
+                })
+            })
+        }));
+        let payload = result.expect_err("the comparator panicked");
+        assert!(payload.is::<PanickyPayload>());
+        // Its `Drop` would panic: the test forgets it.
+        std::mem::forget(payload);
+        let mut got = v.clone();
+        got.sort_unstable();
+        let mut want = original.clone();
+        want.sort_unstable();
+        assert!(
+            got == want,
+            "after a panic at call {calls_before_panic}, the strings changed"
+        );
+    }
+}

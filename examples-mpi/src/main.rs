@@ -19,10 +19,13 @@
 //!
 //! Only the main thread of a rank calls MPI (`MPI_THREAD_FUNNELED`); tine's
 //! workers only compute. The team is tine's global pool: `TINE_NUM_THREADS`
-//! threads, else one per CPU the rank may use (its MPI binding).
+//! threads, else one per CPU the rank may use (its MPI binding). Open MPI
+//! binds each of up to 2 ranks to one core, so by default each team has one
+//! thread; the first line gives each rank's team size and binding.
 //!
 //! ```sh
 //! mpirun -np 2 target/release/tine-mpi --len 4194304 --bodies 1024 --steps 20
+//! mpirun -np 2 --oversubscribe --bind-to none -x TINE_NUM_THREADS=2 target/release/tine-mpi
 //! ```
 //!
 //! Rank 0 prints each computation's result and time, the serial run's, and
@@ -80,13 +83,19 @@ fn main() -> ExitCode {
         }
     };
 
-    // Every rank's team size, gathered for the report.
+    // Every rank's team size and the CPUs its binding allows, gathered for
+    // the report.
     let threads = tine::current_num_threads() as u64;
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
     let mut all_threads = vec![0u64; size as usize];
+    let mut all_cpus = vec![0u64; size as usize];
     world.all_gather_into(&threads, &mut all_threads[..]);
+    world.all_gather_into(&cpus, &mut all_cpus[..]);
     if rank == 0 {
         println!(
-            "tine-mpi: {size} rank(s) on {}, tine threads per rank {all_threads:?}",
+            "tine-mpi: {size} rank(s) on {}, tine threads per rank {all_threads:?}, CPUs in each \
+             rank's binding {all_cpus:?} (a team has one thread per CPU of its binding unless \
+             TINE_NUM_THREADS sets the count)",
             mpi::environment::processor_name().unwrap_or_default()
         );
     }

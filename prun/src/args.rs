@@ -7,25 +7,44 @@ use std::ffi::OsString;
 
 /// The short help's closing lines.
 const AFTER_HELP: &str = "\
-Exit status: 0 if every command succeeded; 123 if any failed; 126/127 if a
-command cannot be run; 2 for a usage error; 1 for an I/O error.";
+Output order: without -k, batches come out as they finish, not in input order.
+
+Exit status, as in xargs: 0 if every command succeeded; 123 if any exited with
+status 1-254; 124 if one exited with 255, 125 if one was killed by a signal
+(both stop the run); 126/127 if a command cannot be run/is not found; 2 for a
+usage error; 1 for an I/O error. --help has the details.";
 
 /// The long help's (`--help`) closing lines.
 const AFTER_LONG_HELP: &str = "\
-Without -k, each batch's output is written whole as the batch finishes; with
--k, in input order; with -u, as the commands write it. Arguments of one
-command stay under 1 MiB: a larger batch runs several commands, one after the
-other.
+Output order: without -k, each batch's output is written whole when the batch
+finishes, so batches come out in the order they finish, not in input order;
+with -k, in input order; with -u, as the commands write it, lines of different
+commands mixed.
+
+Arguments of one command stay under 1 MiB: a larger batch runs several
+commands, one after the other. The command may follow the options directly
+(prun echo), as in xargs; -- before it is needed only when its name starts
+with '-'.
 
 Examples:
-  seq 1 1000000 | prun -k -- echo
-  find . -name '*.log' -print0 | prun -0 -n 50 -- gzip -9
+  seq 1 1000000 | prun -k echo
+  find . -name '*.log' -print0 | prun -0 -n 50 gzip -9
   prun --grep ' 404 ' < access.log
-  prun --bar --pipe -- wc -l < big.csv
+  prun --bar --pipe wc -l < big.csv
 
-Exit status: 0 if every command succeeded; 123 if any failed (a one-line
-summary goes to stderr); 126 or 127 if a command cannot be run (not found:
-127); 2 for a usage error; 1 for an I/O error; 141 when stdout closes early.";
+Exit status, as in xargs:
+  0    every command exited with status 0
+  123  a command exited with status 1-254; the others still run, and one line
+       on stderr names the first failed one's records in input order
+       (\"input lines 491-500\", counted from 1)
+  124  a command exited with status 255: no further commands start
+  125  a command was killed by a signal: no further commands start
+  126  a command cannot be run (127: not found): no further commands start
+  2    a usage error
+  1    an I/O error
+  141  stdout closed early (prun ... | head)
+After 124-127, prun exits within a second, without waiting for the commands
+still running.";
 
 /// The command line as clap sees it.
 #[derive(Debug, Parser)]
@@ -38,9 +57,9 @@ summary goes to stderr); 126 or 127 if a command cannot be run (not found:
         backlog, and processed on every thread: a command per batch (the records\n\
         as its arguments, or with --pipe on its stdin), or a built-in (--count,\n\
         --grep).",
-    override_usage = "prun [OPTIONS] -- <CMD> [ARGS]...   run CMD ARGS... REC1 REC2 ... per batch\n       \
-        prun [OPTIONS] --count              count records and bytes\n       \
-        prun [OPTIONS] --grep <PATTERN>     print records that contain PATTERN",
+    override_usage = "prun [OPTIONS] [--] <CMD> [ARGS]...  run CMD ARGS... REC1 REC2 ... per batch\n       \
+        prun [OPTIONS] --count                count records and bytes\n       \
+        prun [OPTIONS] --grep <PATTERN>       print records that contain PATTERN",
     after_help = AFTER_HELP,
     after_long_help = AFTER_LONG_HELP,
     group(ArgGroup::new("action").required(true).args(["count", "grep", "command"])),
@@ -63,7 +82,7 @@ struct Cli {
     #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = positive)]
     jobs: Option<usize>,
 
-    /// Keep output in input order
+    /// Keep output in input order (without -k, batches come out as they finish)
     #[arg(short = 'k', long = "keep-order", conflicts_with = "ungrouped")]
     keep_order: bool,
 
@@ -84,18 +103,26 @@ struct Cli {
           value_parser = OsStringValueParser::new().try_map(non_empty))]
     grep: Option<OsString>,
 
-    /// A progress line on stderr: records, bytes, rate, and an ETA when stdin is a file
+    /// A progress line on stderr: records started and done, bytes, rate, and an ETA when stdin is a file
     #[arg(
         long,
-        long_help = "A progress line on stderr: records and bytes done, the rate, and an ETA\n\
-        when stdin is a regular file (its size is known). On a terminal it redraws\n\
-        in place ten times a second; otherwise (a log file, a pipe) it prints one\n\
-        line a second and a last one at the end. stdout is never touched."
+        long_help = "A progress line on stderr: the records started (handed to a command or\n\
+        a built-in) and those done, the bytes done, the rate, and an ETA when stdin\n\
+        is a regular file (its size is known). On a terminal it redraws in place ten\n\
+        times a second; otherwise (a log file, a pipe) it prints one whole line a\n\
+        second and a last one at the end. stdout is never touched."
     )]
     bar: bool,
 
-    /// The command and its first arguments; each batch's records follow them
-    #[arg(last = true, value_name = "CMD", num_args = 1..)]
+    /// The command and its arguments (all words after CMD); each batch's records follow them
+    #[arg(
+        value_name = "CMD",
+        num_args = 1..,
+        trailing_var_arg = true,
+        long_help = "The command and its first arguments; each batch's records follow them.\n\
+        Every word from CMD on is the command's, flags included: prun -k echo -n\n\
+        runs echo -n REC1 REC2 ... A command whose name starts with '-' needs --."
+    )]
     command: Vec<OsString>,
 }
 
@@ -277,6 +304,40 @@ mod tests {
             ErrorKind::ArgumentConflict
         );
         assert_eq!(kind(&["--pipe", "--count"]), ErrorKind::ArgumentConflict);
-        assert_eq!(kind(&["echo"]), ErrorKind::UnknownArgument);
+        assert_eq!(kind(&["--count", "echo"]), ErrorKind::ArgumentConflict);
+        assert_eq!(kind(&["-x", "echo"]), ErrorKind::UnknownArgument);
+    }
+
+    /// The command and its arguments, as `parse` found them.
+    fn command(args: &[&str]) -> (Vec<String>, Args) {
+        let mut args = parse(args).unwrap();
+        let words = match std::mem::replace(&mut args.action, Action::Count) {
+            Action::Command {
+                program,
+                args: rest,
+                ..
+            } => std::iter::once(program)
+                .chain(rest)
+                .map(|word| word.into_string().unwrap())
+                .collect(),
+            other => panic!("{other:?}"),
+        };
+        (words, args)
+    }
+
+    #[test]
+    fn a_command_may_follow_the_options_without_a_double_dash() {
+        assert_eq!(command(&["echo"]).0, ["echo"]);
+        assert_eq!(command(&["--", "echo"]).0, ["echo"]);
+        // Everything from the command on is the command's, flags included.
+        let (words, args) = command(&["-k", "-j", "2", "echo", "-n", "-k", "--", "x"]);
+        assert_eq!(words, ["echo", "-n", "-k", "--", "x"]);
+        assert_eq!(args.threads, Some(2));
+        assert!(args.keep_order && !args.ungrouped);
+        let (words, args) = command(&["--pipe", "-n", "5", "wc", "-l"]);
+        assert_eq!(words, ["wc", "-l"]);
+        assert_eq!(args.max_records, Some(5));
+        // A command named like a flag still needs `--`.
+        assert_eq!(command(&["--", "-weird", "-k"]).0, ["-weird", "-k"]);
     }
 }

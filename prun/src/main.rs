@@ -1,15 +1,17 @@
 //! prun: a parallel xargs built on [`tine::ThreadPool::stream_records`].
 //!
 //! ```text
-//! seq 1 1000000 | prun -k -- echo
-//! find . -print0 | prun -0 -n 100 -- gzip -9
+//! seq 1 1000000 | prun -k echo
+//! find . -print0 | prun -0 -n 100 gzip -9
 //! prun --grep ' 404 ' < access.log
-//! prun --bar --pipe -- wc -l < big.csv
+//! prun --bar --pipe wc -l < big.csv
 //! ```
 //!
-//! `prun --help` prints the flags. The exit status is 0 only if every
-//! command succeeded, 123 if any failed (with a one-line summary on stderr),
-//! 126 or 127 if a command cannot be started at all, and 2 for a usage error.
+//! `prun --help` prints the flags. The exit statuses are xargs's: 0 only if
+//! every command succeeded; 123 if any exited with status 1 to 254 (with a
+//! one-line summary on stderr); 124 if one exited with 255 and 125 if one
+//! was killed by a signal, either of which stops the run; 126 or 127 if a
+//! command cannot be started at all; and 2 for a usage error.
 //!
 //! - `args.rs`: the command line (clap); `command.rs`: running commands;
 //!   `builtin.rs`: `--count` and `--grep`; `progress.rs`: `--bar`.
@@ -20,7 +22,7 @@ mod command;
 mod progress;
 
 use args::{Action, Args};
-use command::{Runner, SpawnError};
+use command::{Runner, Stop};
 use progress::{Bar, Counters};
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
@@ -67,12 +69,12 @@ enum Outcome {
     /// A command per batch.
     Commands {
         runner: Runner,
-        result: Result<StreamStats, StreamError<SpawnError>>,
+        result: Result<StreamStats, StreamError<Stop>>,
     },
 }
 
 /// Streams stdin to `out` as `args` ask; `counters`: `--bar`'s, which count
-/// every batch done.
+/// every batch as it starts and as it is done.
 fn stream<W: Write>(
     pool: &tine::ThreadPool,
     args: Args,
@@ -90,26 +92,35 @@ fn stream<W: Write>(
     if let Some(n) = args.max_records {
         options = options.max_batch(n);
     }
-    // A batch done counts towards the bar; without `--bar`, one branch.
-    let counted = |batch: &Batch<'_>| {
+    // Each batch counts towards the bar when a worker takes it and when it
+    // is done; without `--bar`, one branch each.
+    let started = |batch: &Batch<'_>| {
         if let Some(counters) = counters {
-            counters.add(batch);
+            counters.start(batch);
         }
     };
+    let done = |batch: &Batch<'_>| {
+        if let Some(counters) = counters {
+            counters.done(batch);
+        }
+    };
+    let lines = args.delimiter == b'\n';
     let stdin = io::stdin();
     match args.action {
         Action::Count => Outcome::Builtin {
             count: true,
             result: pool.stream_records(stdin, out, options, |batch, _| {
-                counted(batch);
+                started(batch);
+                done(batch);
                 Ok(())
             }),
         },
         Action::Grep(pattern) => Outcome::Builtin {
             count: false,
             result: pool.stream_records(stdin, out, options, |batch, out| {
+                started(batch);
                 builtin::grep(batch, &pattern, out);
-                counted(batch);
+                done(batch);
                 Ok(())
             }),
         },
@@ -124,13 +135,15 @@ fn stream<W: Write>(
                 pipe,
                 capture: !args.ungrouped,
                 max_records: args.max_records.unwrap_or(usize::MAX),
+                lines,
                 commands: AtomicU64::new(0),
                 failed: AtomicU64::new(0),
                 first_failure: Mutex::new(None),
             };
             let result = pool.stream_records(stdin, out, options, |batch, out| {
+                started(batch);
                 runner.run(batch, out).inspect_err(exit_soon)?;
-                counted(batch);
+                done(batch);
                 Ok(())
             });
             Outcome::Commands { runner, result }
@@ -154,25 +167,21 @@ fn report(outcome: Outcome) -> ExitCode {
             Ok(_) => summarize(&runner),
             Err(StreamError::Callback { error, .. }) => {
                 eprintln!("prun: {error}");
-                let missing = error.error.kind() == io::ErrorKind::NotFound;
-                ExitCode::from(if missing { 127 } else { 126 })
+                ExitCode::from(error.exit_code())
             }
             Err(error) => io_failure(error),
         },
     }
 }
 
-/// The stream stops at the first command that cannot start, but returns
-/// only once its reader's current read does: stdin from a producer that
-/// stays silent could hold it forever. So a command that cannot start also
-/// arms a one-second timer that ends the process with the same message.
-fn exit_soon(error: &SpawnError) {
-    let message = error.to_string();
-    let status = if error.error.kind() == io::ErrorKind::NotFound {
-        127
-    } else {
-        126
-    };
+/// The stream stops at the first command that stops the run (one that
+/// cannot start, exits with 255 or is killed by a signal), but returns only
+/// once its reader's current read does: stdin from a producer that stays
+/// silent could hold it forever. So such a command also arms a one-second
+/// timer that ends the process with the same message and status.
+fn exit_soon(stop: &Stop) {
+    let message = stop.to_string();
+    let status = i32::from(stop.exit_code());
     std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_secs(1));
         eprintln!("prun: {message}");
@@ -180,7 +189,8 @@ fn exit_soon(error: &SpawnError) {
     });
 }
 
-/// 0 if every command succeeded, else 123 and a one-line summary.
+/// 0 if every command succeeded, else 123 and a one-line summary naming
+/// the failed command that comes first in the input, by its records.
 fn summarize(runner: &Runner) -> ExitCode {
     let failed = runner.failed.load(Ordering::Relaxed);
     if failed == 0 {
@@ -188,9 +198,9 @@ fn summarize(runner: &Runner) -> ExitCode {
     }
     let commands = runner.commands.load(Ordering::Relaxed);
     let first = runner.first_failure.lock().unwrap();
-    let (record, status) = first.expect("a failure was recorded");
+    let (span, status) = first.expect("a failure was recorded");
     eprintln!(
-        "prun: {failed} of {commands} commands failed; the first, at record {record}, {}",
+        "prun: {failed} of {commands} commands failed; the first in input order, for {span}, {}",
         command::describe(status)
     );
     ExitCode::from(123)

@@ -1,12 +1,13 @@
 //! `--bar`: a progress line on stderr, drawn by indicatif.
 //!
-//! The workers add each finished batch's records and bytes to two relaxed
-//! counters (nothing per record); a ticker thread copies them into the bar
-//! at the refresh rate. On a terminal the line redraws in place ten times a
-//! second; anywhere else (a file, a pipe, a CI log), where indicatif would
-//! hide it, [`LineLog`] prints one plain line a second instead. When stdin is
-//! a regular file, its size is the bar's length, which gives a percentage
-//! and an ETA.
+//! The workers add each batch's records to a relaxed counter when they
+//! take it, and its records and bytes to two more when they finish it
+//! (nothing per record), so a long first batch shows as started at once; a
+//! ticker thread copies them into the bar at the refresh rate. On a
+//! terminal the line redraws in place ten times a second; anywhere else (a
+//! file, a pipe, a CI log), where indicatif would hide it, [`LineLog`]
+//! prints one plain line a second instead. When stdin is a regular file,
+//! its size is the bar's length, which gives a percentage and an ETA.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle, TermLike};
 use std::io::{self, IsTerminal, Write};
@@ -17,35 +18,58 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 use tine::stream::Batch;
 
-/// Records and bytes of the batches done so far.
+/// Records of the batches handed out so far, and records and bytes of
+/// those done. Relaxed: the counters carry no other data, and the bar only
+/// needs a recent value.
 #[derive(Debug, Default)]
 pub struct Counters {
+    started: AtomicU64,
     records: AtomicU64,
     bytes: AtomicU64,
-    /// The records as of the bar's position (its bytes), so that a draw
-    /// shows both from one moment.
+    /// The counts as of the bar's position (the bytes done), so that a
+    /// draw shows all three from one moment.
+    shown_started: AtomicU64,
     shown_records: AtomicU64,
 }
 
 impl Counters {
-    /// Counts a finished batch. Relaxed: the counters carry no other data,
-    /// and the bar only needs a recent value.
-    pub fn add(&self, batch: &Batch<'_>) {
-        self.records
-            .fetch_add(batch.len() as u64, Ordering::Relaxed);
-        self.bytes
-            .fetch_add(batch.bytes().len() as u64, Ordering::Relaxed);
+    /// Counts a batch handed to a worker, before its work starts.
+    pub fn start(&self, batch: &Batch<'_>) {
+        self.add_started(batch.len() as u64);
     }
 
-    /// Copies the counts into `bar`: the bytes as its position.
+    /// Counts a batch whose work is done.
+    pub fn done(&self, batch: &Batch<'_>) {
+        self.add_done(batch.len() as u64, batch.bytes().len() as u64);
+    }
+
+    fn add_started(&self, records: u64) {
+        self.started.fetch_add(records, Ordering::Relaxed);
+    }
+
+    fn add_done(&self, records: u64, bytes: u64) {
+        self.records.fetch_add(records, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// Copies the counts into `bar`: the bytes done as its position.
     fn show(&self, bar: &ProgressBar) {
+        // Relaxed loads of two counters may see them out of step: a batch
+        // seen done shows as started too.
         let records = self.records.load(Ordering::Relaxed);
+        let started = self.started.load(Ordering::Relaxed);
         self.shown_records.store(records, Ordering::Relaxed);
+        self.shown_started
+            .store(started.max(records), Ordering::Relaxed);
         bar.set_position(self.bytes.load(Ordering::Relaxed));
     }
 
     fn shown_records(&self) -> u64 {
         self.shown_records.load(Ordering::Relaxed)
+    }
+
+    fn shown_started(&self) -> u64 {
+        self.shown_started.load(Ordering::Relaxed)
     }
 }
 
@@ -94,7 +118,7 @@ impl Bar {
         }
     }
 
-    /// The counters the workers add their batches to.
+    /// The counters the workers count their batches in.
     pub fn counters(&self) -> &Counters {
         &self.counters
     }
@@ -139,19 +163,30 @@ fn line_log() -> ProgressDrawTarget {
     ProgressDrawTarget::term_like(Box::new(LineLog::new(io::stderr())))
 }
 
-/// The bar's template: a percentage and an ETA only when the size is known.
+/// The bar's template: records started and done, then the bytes and rates
+/// of those done; a percentage and an ETA only when the size is known.
 fn style(total: Option<u64>, counters: &Arc<Counters>) -> ProgressStyle {
     let template = if total.is_some() {
-        "{elapsed_precise} [{bar:20}] {percent:>3}% {records} records, \
+        "{elapsed_precise} [{bar:20}] {percent:>3}% {started} records started, {records} done, \
          {bytes}/{total_bytes} ({records_per_sec} records/s, {binary_bytes_per_sec}), ETA {eta}"
     } else {
-        "{elapsed_precise} {records} records, {bytes} \
+        "{elapsed_precise} {started} records started, {records} done, {bytes} \
          ({records_per_sec} records/s, {binary_bytes_per_sec})"
     };
-    let (records, rate) = (Arc::clone(counters), Arc::clone(counters));
+    let (started, records, rate) = (
+        Arc::clone(counters),
+        Arc::clone(counters),
+        Arc::clone(counters),
+    );
     ProgressStyle::with_template(template)
         .expect("the template is valid")
         .progress_chars("=> ")
+        .with_key(
+            "started",
+            move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{}", started.shown_started());
+            },
+        )
         .with_key(
             "records",
             move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
@@ -196,7 +231,9 @@ impl<W: Write> Write for Suspending<W> {
 }
 
 /// A draw target for stderr that is not a terminal: each draw becomes one
-/// plain line, without cursor movement or trailing padding.
+/// plain line, without cursor movement or trailing padding, written with
+/// its newline in one `write`, so that output sharing the file (`2>&1`)
+/// cannot land inside it.
 #[derive(Debug)]
 struct LineLog<W> {
     /// The line being drawn, and where it goes.
@@ -257,11 +294,12 @@ impl<W: Write + Send + std::fmt::Debug> TermLike for LineLog<W> {
 
     fn flush(&self) -> io::Result<()> {
         let (line, out) = &mut *self.state();
-        let text = line.trim_end();
-        let written = if text.is_empty() {
+        line.truncate(line.trim_end().len());
+        let written = if line.is_empty() {
             Ok(())
         } else {
-            writeln!(out, "{text}").and_then(|()| out.flush())
+            line.push('\n');
+            out.write_all(line.as_bytes()).and_then(|()| out.flush())
         };
         line.clear();
         written
@@ -292,20 +330,75 @@ pub fn stdin_size() -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::LineLog;
-    use indicatif::TermLike;
+    use super::{style, Counters, LineLog};
+    use indicatif::{ProgressBar, ProgressDrawTarget, TermLike};
+    use std::io::{self, Write};
+    use std::sync::{Arc, Mutex};
+
+    /// A writer that keeps each `write` call apart.
+    #[derive(Clone, Debug, Default)]
+    struct Writes(Arc<Mutex<Vec<Vec<u8>>>>);
+
+    impl Write for Writes {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().push(buf.to_vec());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Writes {
+        fn lines(&self) -> Vec<String> {
+            let writes = self.0.lock().unwrap();
+            writes
+                .iter()
+                .map(|w| String::from_utf8(w.clone()).unwrap())
+                .collect()
+        }
+    }
 
     #[test]
-    fn a_line_log_writes_one_line_per_draw() {
-        let log = LineLog::new(Vec::new());
+    fn a_line_log_writes_each_draw_as_one_whole_line() {
+        let out = Writes::default();
+        let log = LineLog::new(out.clone());
         for draw in ["12 records", "", "30 records"] {
             log.clear_line().unwrap();
             log.write_str(draw).unwrap();
             log.write_str("     ").unwrap();
             log.flush().unwrap();
         }
-        let (line, out) = &*log.state();
-        assert!(line.is_empty());
-        assert_eq!(out, b"12 records\n30 records\n");
+        assert!(log.state().0.is_empty());
+        // One write per line, newline included: nothing else written to
+        // the same file can land between a line and its end.
+        assert_eq!(out.lines(), ["12 records\n", "30 records\n"]);
+    }
+
+    #[test]
+    fn the_bar_shows_records_started_before_they_are_done() {
+        let out = Writes::default();
+        let counters = Arc::new(Counters::default());
+        let target = ProgressDrawTarget::term_like(Box::new(LineLog::new(out.clone())));
+        let bar = ProgressBar::with_draw_target(None, target).with_style(style(None, &counters));
+        // A first batch of 1000 records, taken and still running.
+        counters.add_started(1000);
+        counters.show(&bar);
+        // It finishes, with 6 KiB; a second one starts.
+        counters.add_done(1000, 6144);
+        counters.add_started(500);
+        counters.show(&bar);
+        bar.abandon();
+        // Each position change draws a line; the last is the final one.
+        let lines = out.lines();
+        assert!(
+            lines[0].contains(" 1000 records started, 0 done, 0 B "),
+            "{lines:?}"
+        );
+        assert!(
+            lines[lines.len() - 1].contains(" 1500 records started, 1000 done, 6.00 KiB "),
+            "{lines:?}"
+        );
+        assert!(lines.iter().all(|line| line.ends_with(")\n")), "{lines:?}");
     }
 }

@@ -83,17 +83,112 @@ fn pipe_mode_is_byte_identical_through_cat() {
 
 #[test]
 fn a_failing_batch_gives_a_non_zero_status_and_a_summary() {
-    // Fails only for batches holding record "13".
+    // Fails only for batches holding record "13", on input line 13.
     let script = r#"for a in "$@"; do [ "$a" = 13 ] && exit 5; done; exit 0"#;
     let output = run(&["-n", "4", "--", "sh", "-c", script, "sh"], &numbers(100));
     assert_eq!(output.status.code(), Some(123));
     let message = stderr(&output);
     assert_eq!(message.lines().count(), 1, "{message}");
-    assert!(message.contains("1 of 25 commands failed"), "{message}");
-    assert!(
-        message.contains("at record 12, exited with status 5"),
-        "{message}"
+    assert_eq!(
+        message,
+        "prun: 1 of 25 commands failed; the first in input order, \
+         for input lines 13-16, exited with status 5\n"
     );
+    // Lines and records are counted from 1; other delimiters say records.
+    let script = r#"for a in "$@"; do [ "$a" = 500 ] && exit 1; done; exit 0"#;
+    let output = run(&["-n", "10", "sh", "-c", script, "sh"], &numbers(1000));
+    assert!(
+        stderr(&output).contains("for input lines 491-500, exited with status 1"),
+        "{}",
+        stderr(&output)
+    );
+    let output = run(
+        &["-0", "-n", "1", "sh", "-c", script, "sh"],
+        b"1\x00500\x00",
+    );
+    assert!(
+        stderr(&output).contains("for record 2, exited with status 1"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_command_may_follow_the_options_without_a_double_dash() {
+    let output = run(&["-k", "-n", "3", "echo", "-n"], &numbers(7));
+    assert!(output.status.success(), "{}", stderr(&output));
+    // echo -n 1 2 3, echo -n 4 5 6, echo -n 7: no newlines.
+    assert_eq!(output.stdout, b"1 2 34 5 67");
+    let output = run(&["--pipe", "wc", "-l"], &numbers(10));
+    let lines: u64 = String::from_utf8_lossy(&output.stdout)
+        .split_whitespace()
+        .map(|n| n.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(lines, 10);
+}
+
+/// Runs `script` under `sh -c` with each record as its own argument (`-n 1`)
+/// on one thread, so that commands run one after another in input order.
+fn run_one_by_one(script: &str, input: &[u8]) -> Output {
+    run(
+        &["-j", "1", "-k", "-n", "1", "sh", "-c", script, "sh"],
+        input,
+    )
+}
+
+#[test]
+fn exit_statuses_follow_xargs() {
+    // 1-254 from a command (126 and 127 included): 123, and the run goes on.
+    for status in [1, 125, 126, 127, 254] {
+        let script = format!(r#"echo "$1"; [ "$1" = 3 ] && exit {status}; exit 0"#);
+        let output = run_one_by_one(&script, &numbers(5));
+        assert_eq!(output.status.code(), Some(123), "exit {status}");
+        assert_eq!(output.stdout, numbers(5), "exit {status}");
+        assert!(
+            stderr(&output).contains(&format!("exited with status {status}")),
+            "{}",
+            stderr(&output)
+        );
+    }
+    // 255: 124, and no command after it starts.
+    let script = r#"echo "$1"; [ "$1" = 3 ] && exit 255; exit 0"#;
+    let output = run_one_by_one(script, &numbers(1000));
+    assert_eq!(output.status.code(), Some(124), "{}", stderr(&output));
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        printed.lines().all(|n| n.parse::<u32>().unwrap() <= 3),
+        "{printed}"
+    );
+    assert_eq!(
+        stderr(&output),
+        "prun: \"sh\" exited with status 255 (input line 3): stopped, \
+         no further commands started\n"
+    );
+    // A signal: 125, and no command after it starts.
+    let script = r#"echo "$1"; [ "$1" = 3 ] && kill -9 $$; exit 0"#;
+    let output = run_one_by_one(script, &numbers(1000));
+    assert_eq!(output.status.code(), Some(125), "{}", stderr(&output));
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        printed.lines().all(|n| n.parse::<u32>().unwrap() <= 3),
+        "{printed}"
+    );
+    assert!(
+        stderr(&output).contains("was killed by signal 9 (input line 3): stopped"),
+        "{}",
+        stderr(&output)
+    );
+    // Several threads: the same statuses.
+    let output = run(
+        &["-j", "3", "-n", "2", "sh", "-c", "exit 255", "sh"],
+        &numbers(50),
+    );
+    assert_eq!(output.status.code(), Some(124), "{}", stderr(&output));
+    let output = run(
+        &["-j", "3", "--pipe", "sh", "-c", "kill -TERM $$"],
+        &numbers(50),
+    );
+    assert_eq!(output.status.code(), Some(125), "{}", stderr(&output));
 }
 
 #[test]
@@ -132,12 +227,16 @@ fn help_and_version() {
         assert!(text.starts_with("prun: a parallel xargs"), "{text}");
         for needle in [
             "Usage:",
-            "-- <CMD>",
+            "[--] <CMD>",
             "--count",
             "--grep",
             "--bar",
             "-j",
-            "Exit status",
+            "not in input order",
+            "Exit status, as in xargs",
+            "123",
+            "124",
+            "125",
         ] {
             assert!(text.contains(needle), "{flag}: no {needle:?} in\n{text}");
         }
@@ -170,7 +269,7 @@ fn bad_flags_are_usage_errors() {
         (&[], "the following required arguments were not provided"),
         (&["-k", "-u", "--", "true"], "cannot be used with"),
         (&["--count", "--grep", "x"], "cannot be used with"),
-        (&["echo", "hi"], "unexpected argument 'echo'"),
+        (&["--count", "echo"], "cannot be used with"),
     ] {
         let output = run(bad, b"");
         assert_eq!(output.status.code(), Some(2), "{bad:?}");
@@ -222,11 +321,15 @@ fn the_bar_goes_to_stderr_and_leaves_stdout_alone() {
         );
         assert!(plain.stdout == with_bar.stdout, "{args:?}: stdout differs");
         assert!(plain.stderr.is_empty(), "{args:?}");
-        // stderr is a pipe here: plain lines, the last with the final counts,
-        // the file's size and an ETA.
+        // stderr is a pipe here: whole plain lines, the last with the final
+        // counts, the file's size and an ETA.
         let text = stderr(&with_bar);
+        assert!(text.ends_with('\n'), "{args:?}: {text:?}");
         let last = text.lines().last().unwrap_or_default();
-        assert!(last.contains("50000 records"), "{args:?}: {text}");
+        assert!(
+            last.contains("50000 records started, 50000 done"),
+            "{args:?}: {text}"
+        );
         assert!(
             last.contains("100%") && last.contains("ETA"),
             "{args:?}: {text}"
@@ -237,8 +340,31 @@ fn the_bar_goes_to_stderr_and_leaves_stdout_alone() {
     let output = run(&["--bar", "-0", "--count"], b"a\0bb\0ccc");
     assert_eq!(output.stdout, b"3 8\n");
     let text = stderr(&output);
-    assert!(text.contains("3 records, 8 B"), "{text}");
+    assert!(text.contains("3 records started, 3 done, 8 B"), "{text}");
+    assert!(text.ends_with(")\n"), "{text:?}");
     assert!(!text.contains("ETA"), "{text}");
+}
+
+#[test]
+fn the_bar_counts_records_as_they_start() {
+    // One batch of 1000 records whose command takes 2 s: the line printed
+    // after 1 s shows them started and none done.
+    let output = run_on_file(
+        &["--bar", "-n", "1000", "--", "sh", "-c", "sleep 2"],
+        &numbers(1000),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stderr(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() >= 2, "{text}");
+    assert!(
+        lines[0].contains("0% 1000 records started, 0 done"),
+        "{text}"
+    );
+    assert!(
+        lines[lines.len() - 1].contains("100% 1000 records started, 1000 done"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -248,7 +374,10 @@ fn the_bar_comes_before_a_failure_summary() {
     let text = stderr(&output);
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines.len() >= 2, "{text}");
-    assert!(lines[lines.len() - 2].contains("100 records"), "{text}");
+    assert!(
+        lines[lines.len() - 2].contains("100 records started"),
+        "{text}"
+    );
     assert!(
         lines[lines.len() - 1].starts_with("prun: 10 of 10 commands failed"),
         "{text}"

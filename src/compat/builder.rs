@@ -8,9 +8,9 @@
 //! `build_global` sets the pool that calls outside any pool use.
 
 use crate::error::Error;
-use crate::par::global;
+use crate::pool::current as global;
 use crate::pool::Builder;
-use crate::ThreadPool;
+use crate::pool::ThreadPool;
 use core::fmt;
 use std::boxed::Box;
 use std::string::String;

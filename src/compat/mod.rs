@@ -1,22 +1,21 @@
 //! rayon's crate-root paths, so that a program written for rayon compiles
 //! unchanged when its `Cargo.toml` says
-//! `rayon = { package = "tine", version = ".." }`.
+//! `rayon = { package = "tine-rt", version = ".." }`.
 //!
 //! Most of rayon's surface is tine's own API under the same name
 //! (`prelude`, `join`, `scope`, `ThreadPool::install`); this module holds
 //! the rest, as thin layers over it: the builder ([`ThreadPoolBuilder`]),
-//! the per-thread calls ([`broadcast`], [`current_thread_index`]), and the
+//! the per-thread calls ([`broadcast`], [`current_thread_index`], which
+//! live with the pool in `pool/broadcast.rs`), and the
 //! module paths `iter` and `slice` that rayon programs import from.
 //!
 //! One name differs: `tine::spawn(n)` spawns a pool (fork_union's
 //! meaning), where `rayon::spawn(f)` runs a detached task. Every tine call
-//! joins before it returns; spawn into a [`crate::scope`] instead.
+//! joins before it returns; spawn into a [`crate::pool::scope`] instead.
 
-mod broadcast;
 mod builder;
 mod paths;
 
-pub use broadcast::{broadcast, current_thread_index, max_num_threads, BroadcastContext};
 pub use builder::{ThreadPoolBuildError, ThreadPoolBuilder};
 pub use paths::{array, collections, option, range, range_inclusive, result, vec};
 

@@ -79,7 +79,15 @@ unsafe fn set_latch(job: *const Header) {
     // SAFETY: by the contract; the field is reached through the raw pointer.
     let latch = unsafe { core::ptr::addr_of!((*job).latch) };
     // Release: pairs with the Acquire load in `Header::probe`.
-    // SAFETY: as above; an atomic, so a shared reference is fine here.
+    // SAFETY: alive until the store lands (the contract). The store takes
+    // a `&AtomicBool` for its call, and the joiner may free the frame as
+    // soon as it sees the store, before that call returns: the argument
+    // std's `Arc::drop` relies on for its `fetch_sub`. A reference to a
+    // value in an `UnsafeCell` (an atomic) does not promise that its
+    // memory stays allocated for the whole call (rustc gives it no
+    // `dereferenceable` attribute), so only the store itself needs the
+    // memory, and the store happens before the joiner can see it. Nothing
+    // after the store touches the job.
     unsafe { (*latch).store(true, Ordering::Release) };
 }
 

@@ -1,14 +1,15 @@
-//! [`join`] and [`join_context`]: rayon's fork-join primitive, on the
-//! region's threads.
+//! One join on a region's worker ([`join_on`]): rayon's fork-join
+//! primitive, on the region's threads. The public calls that find the
+//! current pool's worker (`tine::join`, `tine::join_context`) are in
+//! `pool/entry.rs`.
 
 use super::job::StackJob;
-use super::region::on_current_pool;
 use super::worker::Worker;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-/// What [`join_context`] tells each closure about where it runs.
+/// What [`join_context`](crate::pool::entry::join_context) tells each closure about where it runs.
 #[derive(Debug)]
 pub struct FnContext {
     migrated: bool,
@@ -25,105 +26,26 @@ impl FnContext {
     }
 
     /// Whether the closure runs on a thread other than the one that called
-    /// [`join_context`] (it was taken by an idle thread of the pool). The
+    /// [`join_context`](crate::pool::entry::join_context) (it was taken by an idle thread of the pool). The
     /// first closure always runs on the calling thread.
     pub fn migrated(&self) -> bool {
         self.migrated
     }
 }
 
-/// Runs `a` and `b`, potentially in parallel, and returns both results.
-///
-/// `a` runs on the calling thread; `b` stays on the caller's stack frame
-/// and goes to an idle thread of the pool that asks for work, else runs on
-/// the caller after `a`. So a `join` costs about a function call when all
-/// threads are busy, and closures may borrow the caller's stack. A join
-/// near the top of a thread's work offers `b` to askers until `a` returns;
-/// one deeper in a recursion (nearly every join of one) offers it only to a
-/// thread already asking when the join begins, so never make `a` wait for
-/// `b` to run elsewhere (on a pool of one thread, it never would).
-///
-/// The pool is the one [`crate::ThreadPool::install`] made current, else
-/// the one whose region this thread runs in, else the global pool
-/// ([`crate::global`]). A call from outside a region takes the whole team
-/// with one fork; a call made inside a plain fork's task (a `for_n` closure,
-/// say) of that busy team runs both closures on the calling thread.
-///
-/// Both closures always run. If either panics, the panic resumes on the
-/// caller once both have finished (`a`'s if both panic).
-///
-/// ```
-/// fn fib(n: u64) -> u64 {
-///     if n < 2 {
-///         return n;
-///     }
-///     let (a, b) = tine::join(|| fib(n - 1), || fib(n - 2));
-///     a + b
-/// }
-/// assert_eq!(fib(20), 6765);
-///
-/// // Closures may borrow the caller's stack.
-/// let mut left = vec![3, 1, 2];
-/// let mut right = vec![6, 5, 4];
-/// tine::join(|| left.sort(), || right.sort());
-/// assert_eq!((left, right), (vec![1, 2, 3], vec![4, 5, 6]));
-/// ```
-pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    on_current_pool(|worker| join_on::<_, _, _, _, false>(worker, |_| a(), |_| b()))
-}
-
-/// As [`join`], with each closure told through a [`FnContext`] whether it
-/// migrated to another thread.
-///
-/// ```
-/// let (a, b) = tine::join_context(|ctx| ctx.migrated(), |_| 7);
-/// assert!(!a); // the first closure runs on the caller
-/// assert_eq!(b, 7);
-/// ```
-pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce(FnContext) -> RA + Send,
-    B: FnOnce(FnContext) -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    on_current_pool(|worker| join_on::<_, _, _, _, false>(worker, a, b))
-}
-
-/// [`join`] for closures known to be coarse (a parallel sort's parts):
-/// `b` is offered to idle threads at once, not at the next join after one
-/// asks, so a thread that wakes while `a` runs a long serial leaf finds it.
-/// Costs an atomic store and a take-back compare-exchange per call.
-#[cfg_attr(test, allow(dead_code))] // the sort's unit tests swap it out
-pub(crate) fn join_coarse<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    on_current_pool(|worker| join_on::<_, _, _, _, true>(worker, |_| a(), |_| b()))
-}
-
 /// A join on the current region's worker, whatever pool is installed: for
 /// a pool's fork split into joins (`region.rs`). Each side is a share of a
-/// parallel loop, so `b` is offered at once, as in [`join_coarse`].
+/// parallel loop, so `b` is offered at once, as in `pool::entry::join_coarse`.
 pub(super) fn join_here<A, B>(a: A, b: B)
 where
     A: FnOnce() + Send,
     B: FnOnce() + Send,
 {
-    let ((), ()) = match Worker::current() {
+    let ((), ()) = Worker::with_current(|worker| match worker {
         Some(worker) => join_on::<_, _, _, _, true>(worker, |_| a(), |_| b()),
         // Not reached (a split runs inside a region); both still run.
         None => join_on_serial(|_| a(), |_| b()),
-    };
+    });
 }
 
 /// Holds `b` while `a` runs, and runs it if dropped (only while `a`
@@ -214,9 +136,9 @@ where
 }
 
 /// One join on `worker` (this thread's): the protocol in `nest/mod.rs`;
-/// `EAGER` offers the oldest pending job at once ([`join_coarse`]).
+/// `EAGER` offers the oldest pending job at once (`pool::entry::join_coarse`).
 #[inline]
-fn join_on<A, B, RA, RB, const EAGER: bool>(worker: &Worker, a: A, b: B) -> (RA, RB)
+pub(crate) fn join_on<A, B, RA, RB, const EAGER: bool>(worker: &Worker, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
@@ -297,37 +219,4 @@ unsafe fn finish_promoted<F: FnOnce(bool) -> R, R>(
     worker.wait_until(|| unsafe { (*header).probe() });
     // SAFETY: the latch is set; called once.
     unsafe { job.take_result() }
-}
-
-#[cfg(all(test, not(loom)))]
-mod tests {
-    use super::join_coarse;
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::time::{Duration, Instant};
-
-    /// `b` of a coarse join reaches the idle thread while `a` runs without
-    /// joining again (a plain join would keep it until `a`'s next join).
-    #[test]
-    fn a_coarse_join_offers_b_at_once() {
-        let pool = crate::ThreadPool::try_spawn(2).expect("a pool");
-        let flag = AtomicBool::new(false);
-        let (seen, ()) = pool.install(|| {
-            join_coarse(
-                || {
-                    let start = Instant::now();
-                    // Acquire: pairs with the Release store in `b`.
-                    while !flag.load(Ordering::Acquire) {
-                        if start.elapsed() > Duration::from_secs(20) {
-                            return false;
-                        }
-                        std::thread::yield_now();
-                    }
-                    true
-                },
-                // Release: pairs with the Acquire load in `a`.
-                || flag.store(true, Ordering::Release),
-            )
-        });
-        assert!(seen, "b never ran while a waited for it");
-    }
 }

@@ -109,25 +109,24 @@
 //!   joins record their job.
 //! - `region.rs`: entering a region; the idle loop; a pool's fork made from
 //!   inside a region of its own team.
-//! - `join.rs`, `scope.rs`: the public calls.
+//! - `join.rs`, `scope.rs`, `yielding.rs`: one join, one scope and one
+//!   yield on a region's worker; the public calls that find the worker of
+//!   the current pool are in `pool/entry.rs`.
 //! - `model.rs` (loom only): the promotion/claim/take-back/latch handshake
 //!   as a loom model.
 
 mod job;
-mod join;
+pub(crate) mod join;
 #[cfg(loom)]
 pub mod model;
-mod region;
-mod scope;
-mod worker;
-mod yielding;
+pub(crate) mod region;
+pub(crate) mod scope;
+pub(crate) mod worker;
+pub(crate) mod yielding;
 
-#[cfg_attr(test, allow(unused_imports))] // the sort's unit tests swap it out
-pub(crate) use join::join_coarse;
-pub use join::{join, join_context, FnContext};
-pub(crate) use region::busy_fork;
-pub use scope::{in_place_scope, scope, Scope};
-pub use yielding::{yield_local, yield_now, Yield};
+pub use join::FnContext;
+pub use scope::Scope;
+pub use yielding::Yield;
 
 /// Hides this thread's region worker while `nest`'s pool is installed, if
 /// the worker belongs to another pool; the guard puts it back.

@@ -1,12 +1,12 @@
 //! Entering a region (one fork of the whole team), the idle loop of the
-//! team's other threads, the choice of pool for a call, and a pool's fork
-//! made from inside a region of its own team.
+//! team's other threads, and a pool's fork made from inside a region of its
+//! own team. Which pool a call enters is the pool layer's choice
+//! (`pool/entry.rs`).
 
 use super::worker::Worker;
 use super::Nest;
 use crate::sync::{Ordering, UnsafeCell};
 use crate::team::{run_inline, Share, Team};
-use crate::ThreadPool;
 use core::cell::Cell;
 
 impl Nest {
@@ -146,43 +146,15 @@ fn idle(worker: &Worker) {
     }
 }
 
-/// Runs `f` with a worker of the pool a call on this thread belongs to:
-/// the pool `install`ed at this level of nesting, else the region this
-/// thread runs in, else the installed or global pool (entering a region).
-#[inline]
-pub(super) fn on_current_pool<R>(f: impl FnOnce(&Worker) -> R) -> R {
-    // Inside a region: an `install` of another pool hides the worker
-    // (`Worker::hide_unless_of`), so a worker found is the one to use.
-    match Worker::current() {
-        Some(worker) => f(worker),
-        None => enter_current(f),
-    }
-}
-
-/// Outside every region: enters the pool installed at this level of
-/// nesting, else the installed or global pool.
-#[cold]
-#[inline(never)]
-fn enter_current<R>(f: impl FnOnce(&Worker) -> R) -> R {
-    crate::par::global::with_installed_here(|here| match here {
-        Some(pool) => enter_pool(pool, f),
-        None => crate::par::global::with_current_pool(|pool| enter_pool(pool, f)),
-    })
-}
-
-fn enter_pool<R>(pool: &ThreadPool, f: impl FnOnce(&Worker) -> R) -> R {
-    enter(pool.team(), pool.nest(), f)
-}
-
 /// A fork of a pool whose team is busy (`ThreadPool`'s `fork_join`): from
 /// inside a region of that very team, every share runs through `join`
 /// (binary splitting, each index once), so idle threads of the region take
 /// them; otherwise inline, in thread order, as the team would.
 pub(crate) fn busy_fork(nest: &Nest, threads: usize, share: &Share<'_>) {
-    match Worker::current() {
+    Worker::with_current(|worker| match worker {
         Some(worker) if worker.is_region_of(nest) => split(0, threads, share),
         _ => run_inline(threads, |thread_index| share(thread_index, 0)),
-    }
+    })
 }
 
 /// Runs `share(i, 0)` for every `i` in `begin..end` (non-empty) through

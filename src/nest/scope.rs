@@ -1,8 +1,8 @@
-//! [`scope`] and [`Scope::spawn`]: tasks that borrow the caller's stack,
-//! all finished before `scope` returns.
+//! [`Scope`] and [`Scope::spawn`]: tasks that borrow the caller's stack,
+//! all finished before the scope call returns ([`scope_on`]; the public
+//! `tine::scope` is in `pool/entry.rs`).
 
 use super::job::{run, HeapJob, Spawned};
-use super::region::on_current_pool;
 use super::worker::Worker;
 use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
 use core::marker::PhantomData;
@@ -15,7 +15,7 @@ type Payload = Box<dyn Any + Send + 'static>;
 /// What a scope's marker stands for: invariant in `'scope`, `Send + Sync`.
 type ScopeMarker<'scope> = PhantomData<Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>>;
 
-/// The tasks of one [`scope`] call: spawn more with [`Scope::spawn`].
+/// The tasks of one [`scope`](crate::pool::entry::scope) call: spawn more with [`Scope::spawn`].
 ///
 /// Like rayon's, a scope's tasks may borrow anything that outlives the
 /// `scope` call (`'scope`), and the call returns only once every task,
@@ -52,77 +52,39 @@ impl<'scope> ScopePtr<'scope> {
     }
 }
 
-/// Runs `op` with a [`Scope`] whose [`Scope::spawn`] starts tasks that may
-/// borrow the caller's stack, and returns `op`'s result once every task
-/// has finished.
-///
-/// Tasks run on the threads of the pool the call belongs to (as for
-/// [`crate::join`]: the installed pool, else the region's, else the global
-/// pool). A panic in `op` or in any task resumes on the caller after every
-/// task has finished (`op`'s first, else the first task's).
-///
-/// tine offers no detached `spawn`: [`crate::spawn`] already means "spawn a
-/// pool" (fork_union's name), and every tine call joins before it returns.
-/// Spawn into a `scope` instead.
-///
-/// ```
-/// let mut sums = [0u64; 4];
-/// let data: Vec<u64> = (1..=100).collect();
-/// tine::scope(|s| {
-///     for (sum, chunk) in sums.iter_mut().zip(data.chunks(25)) {
-///         s.spawn(move |_| *sum = chunk.iter().sum());
-///     }
-/// });
-/// assert_eq!(sums.iter().sum::<u64>(), 5050);
-/// ```
-pub fn scope<'scope, OP, R>(op: OP) -> R
+/// Runs `op` with a new [`Scope`] on `worker` (this thread's), and
+/// returns its result once every task spawned in it has finished: the
+/// body of `tine::scope` (`pool/entry.rs`). A panic in `op` or in any task
+/// resumes here after every task has finished (`op`'s first, else the
+/// first task's).
+pub(crate) fn scope_on<'scope, OP, R>(worker: &Worker, op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R + Send,
     R: Send,
 {
-    on_current_pool(|worker| {
-        let scope = Scope {
-            pending: AtomicUsize::new(0),
-            panic: AtomicPtr::new(core::ptr::null_mut()),
-            marker: PhantomData,
-        };
-        let result = catch_unwind(AssertUnwindSafe(|| op(&scope)));
-        // Acquire: pairs with each task's Release decrement in `complete`,
-        // so their writes (and a stored panic) are ours.
-        worker.wait_until(|| scope.pending.load(Ordering::Acquire) == 0);
-        let spawned = scope.take_panic();
-        match result {
-            Err(payload) => resume_unwind(payload),
-            Ok(value) => match spawned {
-                Some(payload) => resume_unwind(payload),
-                None => value,
-            },
-        }
-    })
-}
-
-/// rayon's `in_place_scope`: a [`scope`] whose `op` runs on the calling
-/// thread. Every tine scope does (the caller is thread 0 of its region),
-/// so this is [`scope`]; unlike rayon's, it asks `op` and its result to be
-/// `Send`, as [`scope`] does.
-///
-/// ```
-/// let mut total = 0u64;
-/// tine::in_place_scope(|s| s.spawn(|_| total = (1..=10).sum()));
-/// assert_eq!(total, 55);
-/// ```
-pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
-where
-    OP: FnOnce(&Scope<'scope>) -> R + Send,
-    R: Send,
-{
-    scope(op)
+    let scope = Scope {
+        pending: AtomicUsize::new(0),
+        panic: AtomicPtr::new(core::ptr::null_mut()),
+        marker: PhantomData,
+    };
+    let result = catch_unwind(AssertUnwindSafe(|| op(&scope)));
+    // Acquire: pairs with each task's Release decrement in `complete`,
+    // so their writes (and a stored panic) are ours.
+    worker.wait_until(|| scope.pending.load(Ordering::Acquire) == 0);
+    let spawned = scope.take_panic();
+    match result {
+        Err(payload) => resume_unwind(payload),
+        Ok(value) => match spawned {
+            Some(payload) => resume_unwind(payload),
+            None => value,
+        },
+    }
 }
 
 impl<'scope> Scope<'scope> {
     /// Starts `body` as a task of this scope; it gets the scope, to spawn
     /// more. It runs on this thread or on an idle one of the pool, before
-    /// the [`scope`] call returns. Allocates the task on the heap.
+    /// the [`scope`](crate::pool::entry::scope) call returns. Allocates the task on the heap.
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -152,7 +114,7 @@ impl<'scope> Scope<'scope> {
             // SAFETY: as above; our last touch of the scope.
             unsafe { Scope::complete(this, result.err()) };
         });
-        match Worker::current() {
+        Worker::with_current(|worker| match worker {
             Some(worker) => {
                 worker.push_spawned(job);
                 worker.tick();
@@ -161,7 +123,7 @@ impl<'scope> Scope<'scope> {
             // the task runs here and now.
             // SAFETY: ours alone: never published.
             None => unsafe { run(Spawned::header(job)) },
-        }
+        })
     }
 
     /// A task's end: keeps its panic if it is the first, then counts down.
@@ -177,7 +139,14 @@ impl<'scope> Scope<'scope> {
         // SAFETY: as above; the field is reached through the raw pointer.
         let pending = unsafe { core::ptr::addr_of!((*this).pending) };
         // Release: pairs with the Acquire load in `scope`'s wait.
-        // SAFETY: as above.
+        // SAFETY: alive until the decrement lands (the contract). The
+        // scope may end as soon as it sees the count reach zero, before
+        // `fetch_sub` returns: the argument std's `Arc::drop` relies on. A
+        // reference to a value in an `UnsafeCell` (an atomic) does not
+        // promise that its memory stays allocated for the whole call
+        // (rustc gives it no `dereferenceable` attribute), so only the
+        // decrement itself needs the memory. Nothing after it touches the
+        // scope.
         unsafe { (*pending).fetch_sub(1, Ordering::Release) };
     }
 

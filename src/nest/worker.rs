@@ -11,13 +11,9 @@
 //! putting its `prev` back, so the chain holds exactly this thread's open
 //! linked joins' jobs (see the linked zone below), newest first. The
 //! head's new value at an open is the job's own address, which comes from
-//! the stack pointer, not from a load (a
-//! counter of open joins, tried instead, made every join wait on the
-//! previous one's store of it). The close still restores a loaded value,
-//! which the next open loads back: a store-to-load chain through every
-//! join that costs about 0.5 ns a node of a tree walk (BENCHMARKS, "The
-//! fifth round"), kept because the one replacement tried, a record indexed
-//! by the job's address, lost far more on walks bound by memory latency.
+//! the stack pointer, not from a load, so an open never waits on the
+//! previous join's store. The close restores a loaded value, which the
+//! next open loads back: one store-to-load chain through the linked joins.
 //!
 //! # The linked zone (`worker/zone.rs`)
 //!
@@ -117,21 +113,23 @@ impl Worker {
     #[inline]
     pub(crate) fn hide_unless_of(nest: &Nest) -> Option<Entered> {
         let current = CURRENT.with(Cell::get);
-        // SAFETY: as in `current`.
+        // SAFETY: as in `with_current`.
         let foreign = unsafe { current.as_ref() }.is_some_and(|worker| !worker.belongs_to(nest));
         foreign.then(|| Entered(CURRENT.with(|current| current.replace(ptr::null()))))
     }
 
-    /// The current worker, if this thread runs in a region. The worker
-    /// outlives every call this thread makes while it is current (it is
-    /// entered by a frame that encloses them), which is as long as callers
-    /// may use the reference.
+    /// Runs `f` with the current worker, if this thread runs in a region.
+    /// The reference lives only for the call of `f`, which the worker
+    /// outlives: it is entered by a frame that encloses every call this
+    /// thread makes while it is current.
     #[inline]
-    pub(crate) fn current<'a>() -> Option<&'a Worker> {
+    pub(crate) fn with_current<R>(f: impl FnOnce(Option<&Worker>) -> R) -> R {
         let worker = CURRENT.with(Cell::get);
-        // SAFETY: see above: set only by `enter`, whose guard resets it
-        // before the worker's frame ends.
-        unsafe { worker.as_ref() }
+        // SAFETY: set only by `enter` (and `hide_unless_of`, which puts
+        // back what it found), whose guard resets it before the worker's
+        // frame ends; that frame encloses this call, so the worker is alive
+        // for as long as `f` runs.
+        f(unsafe { worker.as_ref() })
     }
 
     #[inline]

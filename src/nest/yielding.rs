@@ -1,4 +1,5 @@
-//! [`yield_now`] and [`yield_local`]: a task that waits on something
+//! What `tine::yield_now` and `tine::yield_local` (`pool/entry.rs`) do
+//! inside a region: a task that waits on something
 //! outside tine (a flag, a channel) runs pending tine jobs meanwhile, as
 //! rayon's functions of the same names.
 //!
@@ -11,7 +12,8 @@
 
 use super::worker::Worker;
 
-/// What [`yield_now`] or [`yield_local`] did.
+/// What [`yield_now`](crate::pool::entry::yield_now) or
+/// [`yield_local`](crate::pool::entry::yield_local) did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Yield {
     /// It ran one pending job.
@@ -20,54 +22,29 @@ pub enum Yield {
     Idle,
 }
 
-/// Whether this thread works for a pool outside any region: inside an
-/// `install`, or in a task of a plain fork.
-fn in_a_pool() -> bool {
-    crate::team::in_task() || !crate::par::global::installed_is_none_or(|_| false)
-}
-
-/// Runs one pending job of the current region, this thread's own first,
-/// then one another thread promoted. Outside every region (no `join`,
-/// `scope` or nested parallel call encloses this point) there is none:
-/// `Some(Yield::Idle)` inside an `install` or a fork's task, `None` on a
-/// thread outside every pool, as rayon answers on threads outside its
-/// pools.
-///
-/// ```
-/// let pool = tine::spawn(2);
-/// assert_eq!(tine::yield_now(), None); // outside every pool
-/// assert_eq!(pool.install(tine::yield_now), Some(tine::Yield::Idle));
-/// pool.scope(|s| {
-///     s.spawn(|_| {});
-///     // The spawned task is pending here, or another thread took it.
-///     assert!(tine::yield_now().is_some());
-/// });
-/// ```
-pub fn yield_now() -> Option<Yield> {
-    let Some(worker) = Worker::current() else {
-        return in_a_pool().then_some(Yield::Idle);
-    };
-    Some(match worker.find_work() {
+/// Runs one pending job of `worker`'s region, its own first, then one
+/// another thread promoted: the body of `tine::yield_now`
+/// (`pool/entry.rs`) inside a region.
+pub(crate) fn yield_on(worker: &Worker) -> Yield {
+    match worker.find_work() {
         Some(job) => {
             // SAFETY: claimed by `find_work`, so this thread alone runs it.
             unsafe { worker.run_anchored(job) };
             Yield::Executed
         }
         None => Yield::Idle,
-    })
+    }
 }
 
-/// As [`yield_now`], but runs only this thread's own pending jobs.
-pub fn yield_local() -> Option<Yield> {
-    let Some(worker) = Worker::current() else {
-        return in_a_pool().then_some(Yield::Idle);
-    };
-    Some(match worker.find_local_work() {
+/// As [`yield_on`], but runs only `worker`'s own pending jobs: the body of
+/// `tine::yield_local` inside a region.
+pub(crate) fn yield_local_on(worker: &Worker) -> Yield {
+    match worker.find_local_work() {
         Some(job) => {
             // SAFETY: claimed by `find_local_work`.
             unsafe { worker.run_anchored(job) };
             Yield::Executed
         }
         None => Yield::Idle,
-    })
+    }
 }

@@ -51,7 +51,7 @@ use std::vec::Vec;
 /// CPUs), whose calls span all of them.
 ///
 /// Every call blocks until every thread on every node has finished, as with
-/// [`crate::ThreadPool`]; [`Prong::colocation_index`] says which colocation
+/// [`crate::pool::ThreadPool`]; [`Prong::colocation_index`] says which colocation
 /// a task runs on. Static work is split in proportion to each colocation's
 /// threads, so memory sharded the same way (see
 /// [`crate::numa::RoundRobinVec`]) is touched only by its own node's threads.
@@ -82,7 +82,7 @@ pub struct DistributedPool {
     /// The colocation of each global thread.
     pub(super) colocation_of: Vec<usize>,
     /// Slots for the partial results of parallel-iterator calls.
-    pub(super) partials: crate::Partials,
+    pub(super) partials: crate::schedule::Partials,
     /// Each colocation's dynamic counter, on its own cache line.
     pub(super) counters: Vec<CachePadded<AtomicUsize>>,
     /// Where each global thread runs.
@@ -136,7 +136,7 @@ impl DistributedPool {
     }
 
     /// Parks every team's idle workers at once, until the next call wakes
-    /// them; see [`crate::Team::sleep`].
+    /// them; see [`crate::team::Team::sleep`].
     pub fn sleep(&self, microseconds: u64) {
         self.lead.sleep(microseconds);
         for team in &self.others {
@@ -200,7 +200,7 @@ unsafe impl ForkJoin for DistributedPool {
         self.colocation_of.len()
     }
 
-    fn partials(&self) -> Option<&crate::Partials> {
+    fn partials(&self) -> Option<&crate::schedule::Partials> {
         Some(&self.partials)
     }
 

@@ -5,9 +5,9 @@ use super::distributed::DistributedPool;
 use super::pin::{take_slots, worker_setup, CallerPin, Pin, ThreadPlacement};
 use super::topology::Topology;
 use crate::error::Error;
-use crate::pool::{spawn_worker_thread, thread_name};
 use crate::sync::AtomicUsize;
 use crate::team::{Slots, Team};
+use crate::threads::{spawn_worker_thread, thread_name};
 use crate::wait::{WaitPolicy, Waiter};
 use crossbeam_utils::CachePadded;
 use std::string::String;
@@ -39,7 +39,7 @@ impl DistributedBuilder {
             pin_caller: false,
             name: String::from("tine"),
             wait_policy: WaitPolicy::Adaptive,
-            busy_wait: crate::DEFAULT_BUSY_WAIT,
+            busy_wait: crate::team::DEFAULT_BUSY_WAIT,
         }
     }
 
@@ -79,7 +79,7 @@ impl DistributedBuilder {
         self
     }
 
-    /// The workers' name prefix, as [`crate::Builder::name`]. Default
+    /// The workers' name prefix, as [`crate::pool::Builder::name`]. Default
     /// `"tine"`.
     pub fn name(mut self, name: &str) -> Self {
         self.name = String::from(name);
@@ -93,7 +93,7 @@ impl DistributedBuilder {
     }
 
     /// How long a call that finds the pool busy waits before it runs inline;
-    /// see [`crate::Builder::busy_wait`].
+    /// see [`crate::pool::Builder::busy_wait`].
     pub fn busy_wait(mut self, limit: core::time::Duration) -> Self {
         self.busy_wait = limit;
         self
@@ -189,7 +189,7 @@ impl DistributedBuilder {
             workers: Vec::with_capacity(total),
             offsets,
             colocation_of,
-            partials: crate::Partials::new(total),
+            partials: crate::schedule::Partials::new(total),
             counters: (0..per_colocation.len())
                 .map(|_| CachePadded::new(AtomicUsize::new(0)))
                 .collect(),

@@ -9,7 +9,7 @@
 
 use super::topology::Topology;
 use crate::error::Error;
-use crate::pool::WorkerSetup;
+use crate::threads::WorkerSetup;
 use hwlocality::cpu::binding::CpuBindingFlags;
 use hwlocality::cpu::cpuset::CpuSet;
 use std::boxed::Box;
@@ -192,7 +192,7 @@ pub(crate) fn bind_current_thread(topology: &Topology, cpus: &[usize]) -> Result
         })
 }
 
-/// The plan of a pinned [`crate::ThreadPool`], made by its builder: the
+/// The plan of a pinned [`crate::pool::ThreadPool`], made by its builder: the
 /// distinct slots, thread `t` taking slot `t % slots.len()`.
 #[derive(Debug)]
 pub(crate) struct Placement {

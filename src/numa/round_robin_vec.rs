@@ -254,14 +254,14 @@ impl<T> RoundRobinVec<T> {
     pub fn par_for_each_chunk<F>(&self, pool: &DistributedPool, f: F)
     where
         T: Sync,
-        F: Fn(crate::Prong, &[T]) + Sync,
+        F: Fn(crate::schedule::Prong, &[T]) + Sync,
     {
         pool.for_slices(self.len(), |first, count| {
             for (shard, span) in segments(&self.starts, first.task_index..first.task_index + count)
             {
                 let base = self.starts[shard];
                 let chunk = &self.shards[shard][span.start - base..span.end - base];
-                let prong = crate::Prong {
+                let prong = crate::schedule::Prong {
                     task_index: span.start,
                     ..first
                 };

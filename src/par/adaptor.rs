@@ -3,7 +3,7 @@
 //! through the matching `std::iter` adaptor, so a thread's loop stays one
 //! plain serial iterator chain.
 
-use super::producer::Producer;
+use super::producer::{Indexed, Producer};
 
 /// The items of an adaptor's `Producer` impl that pass straight through
 /// to the producer it wraps, `self.$base` of type `$P`, position for
@@ -75,13 +75,6 @@ impl<P: Producer> Drop for DropPart<'_, P> {
         unsafe { self.producer.drop_range(self.begin, self.end) }
     }
 }
-
-/// A producer whose positions each yield exactly one item, so that
-/// `enumerate`, `zip`, `position_*` and `collect_into_vec` apply.
-///
-/// # Safety
-/// `Producer::EXACT` must be true.
-pub unsafe trait Indexed: Producer {}
 
 // SAFETY (for every `unsafe impl Producer` below): each adaptor's range
 // hands the same positions to the producers it wraps, once, and yields

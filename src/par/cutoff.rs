@@ -5,8 +5,7 @@
 //! # The rule
 //!
 //! A fork costs about a cache-line round trip per thread when the workers
-//! spin (~0.1-0.3 µs on 2 threads here), and tens of µs when they are
-//! parked. So the caller starts alone: it runs its own first positions in
+//! spin (a fraction of a µs), and tens of µs when they are parked. So the caller starts alone: it runs its own first positions in
 //! growing blocks (ending at positions 1, 4, 16, ...) and reads the clock
 //! after each.
 //! Once it has run for [`PROBE_NS`] over at least two positions (or for
@@ -16,8 +15,8 @@
 //! expensive items forks after its first item; a loop that is cheap in all
 //! never forks.
 //!
-//! Reading the clock costs ~20 ns, too much for a loop of a few hundred
-//! cheap items. So each thread remembers, per call site (the driver's
+//! Reading the clock costs tens of ns, too much for a loop of a few
+//! hundred cheap items. So each thread remembers, per call site (the driver's
 //! monomorphized address), the last measured cost per position, and the
 //! next calls from that site decide from it without reading the clock:
 //! one compare of the call's length with the longest call that cost keeps
@@ -25,13 +24,9 @@
 //! Then a call measures again. The trusted calls cover about
 //! [`TRUST_NS`] of the site's measured work, at least 63 of them and at
 //! most 255 (`Cutoff::trust_for`): a measuring call costs two clock reads
-//! and a longer path, about 60 ns here, so the calls that take less
-//! than 250 ns, where that shows, measure once in 256, and a change in a
-//! site's cost is still seen within about 63 µs of calls as long as the
-//! measured one. (A 256-element
-//! `f32` sum measured once in 16 calls ran at 1.15x its serial loop, once
-//! in 64 at 1.05x; an in-place scale of 256 `f32`, 18 ns a call, read
-//! 1.05-1.07x once in 64 and 1.02-1.03x once in 256.)
+//! and a longer path, so the calls that take less than 250 ns, where that
+//! shows, measure once in 256, and a change in a site's cost is still seen
+//! within about 63 µs of calls as long as the measured one.
 //!
 //! A measured cost may at most double from one measurement of a site to the
 //! next, so a probe that the OS descheduled does not make the next calls

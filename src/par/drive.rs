@@ -59,8 +59,8 @@ use super::iter::{Config, Schedule};
 use super::producer::Producer;
 use crate::schedule::dynamic::{GrainClaims, GuidedClaims};
 use crate::schedule::split::Shares;
+use crate::schedule::ForkJoin;
 use crate::sync::AtomicBool;
-use crate::ForkJoin;
 use alone::{run_alone, serial_in_blocks};
 pub(crate) use consumer::Consumer;
 use crossbeam_utils::CachePadded;
@@ -70,8 +70,56 @@ use walk::{Blocks, Record, Walk};
 /// The largest block a thread runs between two checks for an early stop.
 pub const STOP_BLOCK: usize = 4096;
 
+/// The way one call goes, chosen by [`route`] before anything else is
+/// done. Each is a shortcut past the next, for a call that needs less.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Route {
+    /// A split-free consumer (`for_each`, `count`) whose remembered cost
+    /// keeps it on the caller: one walk over every position (`alone.rs`).
+    Alone,
+    /// A split-free consumer with no trusted cost: ask the full cutoff
+    /// (which may read the clock), then walk alone or plan.
+    AskCutoff,
+    /// A static call whose result depends on the split, kept on the caller
+    /// by a trusted cost: the fork's ranges and blocks, folded alone, with
+    /// no plan ([`serial_on_trust`]).
+    SerialOnTrust,
+    /// Everything else: find the pool, make the plan, ask the cutoff in it
+    /// and fork if it says so ([`plan`]).
+    Plan,
+}
+
+/// Chooses the [`Route`] of a call of consumer `C` over `n > 0` positions
+/// of producer `P`, whose site is `key`: a thread-local compare at most,
+/// for the shortcuts.
+#[inline(always)]
+fn route<P: Producer, C: Consumer<P::Item>>(config: &Config, n: usize, key: usize) -> Route {
+    // A consumer the split does not matter to asks the cutoff first: if
+    // the call runs alone, it needs no pool and no plan, only one walk (as
+    // the serial loop).
+    if C::SPLIT_FREE {
+        return if Cutoff::trusted_serial(key, n) {
+            Route::Alone
+        } else {
+            Route::AskCutoff
+        };
+    }
+    // Any other static call that a trusted cost keeps on the caller goes
+    // through the ranges and blocks of a fork, but with no plan to make
+    // (a dynamic or guided one claims its blocks alone, in its plan, as
+    // when it measures); the rest ask in their plan. The schedule is
+    // checked first: a call that `trusted_serial` passes on is counted
+    // again in the plan.
+    let static_plan = C::STATIC_ONLY || matches!(config.schedule, Schedule::Static);
+    if static_plan && serial_in_blocks::<P, C>() && Cutoff::trusted_serial(key, n) {
+        return Route::SerialOnTrust;
+    }
+    Route::Plan
+}
+
 /// Runs `consumer` over `producer` with `config`'s settings; returns the
-/// combined partial.
+/// combined partial. A call with no positions returns the consumer's start
+/// value; any other takes the [`Route`] that [`route`] chooses.
 ///
 /// Inlined into the caller, so that a small call the cutoff keeps on the
 /// caller costs a thread-local compare and the loop (a reduction: the
@@ -91,26 +139,12 @@ pub(crate) fn drive<P: Producer, C: Consumer<P::Item>>(
     // name another copy of `drive` (a key made in the plan was not the
     // one asked with here), so the key travels with the call.
     let key = site::<P, C>();
-    // A consumer the split does not matter to asks the cutoff first: if
-    // the call runs alone, it needs no pool and no plan, only one walk (as
-    // the serial loop).
-    if C::SPLIT_FREE {
-        if Cutoff::trusted_serial(key, n) {
-            return run_alone(producer, Blocks::of::<P::Item, C>(config), consumer, n);
-        }
-        return decide_split_free(producer, config, consumer, n, key);
+    match route::<P, C>(config, n, key) {
+        Route::Alone => run_alone(producer, Blocks::of::<P::Item, C>(config), consumer, n),
+        Route::AskCutoff => decide_split_free(producer, config, consumer, n, key),
+        Route::SerialOnTrust => serial_on_trust(producer, config, consumer, n),
+        Route::Plan => plan(producer, config, consumer, n, None, key),
     }
-    // Any other static call that a trusted cost keeps on the caller goes
-    // through the ranges and blocks of a fork, but with no plan to make
-    // (a dynamic or guided one claims its blocks alone, in its plan, as
-    // when it measures); the rest ask in their plan. The schedule is
-    // checked first: a call that `trusted_serial` passes on is counted
-    // again in the plan.
-    let static_plan = C::STATIC_ONLY || matches!(config.schedule, Schedule::Static);
-    if static_plan && serial_in_blocks::<P, C>() && Cutoff::trusted_serial(key, n) {
-        return serial_on_trust(producer, config, consumer, n);
-    }
-    plan(producer, config, consumer, n, None, key)
 }
 
 /// [`drive`] for a call whose result depends on the split and that a
@@ -180,7 +214,7 @@ fn with_pool<R>(config: &Config, f: impl FnOnce(Option<&dyn ForkJoin>, usize) ->
             let pool = unsafe { pool.0.as_ref() };
             f(Some(pool), pool.threads())
         }
-        None => super::global::with_current_pool(|pool| f(Some(pool), pool.threads())),
+        None => crate::pool::current::with_current_pool(|pool| f(Some(pool), pool.threads())),
     }
 }
 

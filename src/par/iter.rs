@@ -6,15 +6,18 @@
 //! ([`Schedule`], length bounds, pool). Adaptors wrap the producer; a
 //! consumer hands it to the driver (`drive.rs`), which forks once.
 //!
-//! The file is longer than the project's ~450 lines because it holds one
-//! trait, rayon's whole list of methods, and a trait's methods cannot be
-//! spread over files; each is a short forward to an adaptor (`adaptor/`) or
-//! a consumer (`consume.rs`, `collect.rs`, `extend.rs`).
+//! The trait's methods are short forwards: the adaptors' here, each to an
+//! adaptor (`adaptor/`); the consumers' in `iter/consuming.rs` (a macro
+//! spliced into the trait, since a trait's methods cannot be spread over
+//! files otherwise), each to a consumer (`consume.rs`, `collect.rs`,
+//! `extend.rs`).
 
 use super::adaptor::{
     AnyN, Chain, CloneOf, Cloned, Copied, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Inspect,
     Map, MapInit, MapWith, Pooled, TryFold, TryFoldWith, Update,
 };
+#[macro_use]
+mod consuming;
 mod indexed;
 mod par;
 
@@ -24,7 +27,7 @@ pub(crate) use super::settings::{Config, PoolRef};
 use super::consume;
 use super::extend::{self, ParallelExtend};
 use super::producer::Producer;
-use crate::ForkJoin;
+use crate::schedule::ForkJoin;
 use core::cmp::Ordering;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
@@ -331,271 +334,7 @@ pub trait ParallelIterator: Sized + Send {
             })
     }
 
-    /// Calls `f` on each item.
-    #[inline]
-    fn for_each<F>(self, f: F)
-    where
-        F: Fn(Self::Item) + Sync + Send,
-    {
-        consume::for_each(self.into_par(), f)
-    }
-
-    /// Calls `f` on each item with a state that `init` makes once per range
-    /// a thread runs.
-    fn for_each_init<I, S, F>(self, init: I, f: F)
-    where
-        I: Fn() -> S + Sync + Send,
-        F: Fn(&mut S, Self::Item) + Sync + Send,
-    {
-        self.map_init(init, f).for_each(|()| {})
-    }
-
-    /// Calls `f` on each item with a clone of `value` per range a thread
-    /// runs.
-    fn for_each_with<S, F>(self, value: S, f: F)
-    where
-        S: Clone + Send + Sync,
-        F: Fn(&mut S, Self::Item) + Sync + Send,
-    {
-        self.map_with(value, f).for_each(|()| {})
-    }
-
-    /// Reduces the items with `op`; `None` if there are none.
-    fn reduce_with<F>(self, op: F) -> Option<Self::Item>
-    where
-        F: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
-    {
-        self.map(Some).reduce(
-            || None,
-            |a, b| match (a, b) {
-                (Some(a), Some(b)) => Some(op(a, b)),
-                (a, b) => a.or(b),
-            },
-        )
-    }
-
-    /// Some item's `Some` result of `f`, stopping the call at the first.
-    fn find_map_any<F, R>(self, f: F) -> Option<R>
-    where
-        F: Fn(Self::Item) -> Option<R> + Sync + Send,
-        R: Send,
-    {
-        consume::find(self.into_par(), f, false)
-    }
-
-    /// The first item's (in input order) `Some` result of `f`.
-    fn find_map_first<F, R>(self, f: F) -> Option<R>
-    where
-        F: Fn(Self::Item) -> Option<R> + Sync + Send,
-        R: Send,
-    {
-        consume::find(self.into_par(), f, true)
-    }
-
-    /// Sums the items. Partials combine in thread order; see the crate docs
-    /// for when the bits are reproducible.
-    fn sum<S>(self) -> S
-    where
-        S: Send + core::iter::Sum<Self::Item> + core::iter::Sum<S>,
-    {
-        consume::sum(self.into_par())
-    }
-
-    /// Multiplies the items.
-    fn product<S>(self) -> S
-    where
-        S: Send + core::iter::Product<Self::Item> + core::iter::Product<S>,
-    {
-        consume::product(self.into_par())
-    }
-
-    /// Reduces the items with `op`, starting each partial from
-    /// `identity()`.
-    fn reduce<I, F>(self, identity: I, op: F) -> Self::Item
-    where
-        I: Fn() -> Self::Item + Sync + Send,
-        F: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
-    {
-        consume::reduce(self.into_par(), identity, op)
-    }
-
-    /// The number of items.
-    fn count(self) -> usize {
-        consume::count(self.into_par())
-    }
-
-    /// The smallest item (the first of equals).
-    fn min(self) -> Option<Self::Item>
-    where
-        Self::Item: Ord,
-    {
-        consume::best(self.into_par(), |a, b| a.cmp(b), false)
-    }
-
-    /// The largest item (the last of equals).
-    fn max(self) -> Option<Self::Item>
-    where
-        Self::Item: Ord,
-    {
-        consume::best(self.into_par(), |a, b| a.cmp(b), true)
-    }
-
-    /// The smallest item by `f` (the first of equals).
-    fn min_by<F>(self, f: F) -> Option<Self::Item>
-    where
-        F: Fn(&Self::Item, &Self::Item) -> Ordering + Sync + Send,
-    {
-        consume::best(self.into_par(), f, false)
-    }
-
-    /// The largest item by `f` (the last of equals).
-    fn max_by<F>(self, f: F) -> Option<Self::Item>
-    where
-        F: Fn(&Self::Item, &Self::Item) -> Ordering + Sync + Send,
-    {
-        consume::best(self.into_par(), f, true)
-    }
-
-    /// The item with the smallest key (the first of equals).
-    fn min_by_key<K, F>(self, f: F) -> Option<Self::Item>
-    where
-        K: Ord + Send,
-        F: Fn(&Self::Item) -> K + Sync + Send,
-    {
-        consume::best(self.into_par(), |a, b| f(a).cmp(&f(b)), false)
-    }
-
-    /// The item with the largest key (the last of equals).
-    fn max_by_key<K, F>(self, f: F) -> Option<Self::Item>
-    where
-        K: Ord + Send,
-        F: Fn(&Self::Item) -> K + Sync + Send,
-    {
-        consume::best(self.into_par(), |a, b| f(a).cmp(&f(b)), true)
-    }
-
-    /// Whether `f` is true for some item; stops the call at the first.
-    fn any<F>(self, f: F) -> bool
-    where
-        F: Fn(Self::Item) -> bool + Sync + Send,
-    {
-        consume::find(self.into_par(), |item| f(item).then_some(()), false).is_some()
-    }
-
-    /// Whether `f` is true for every item; stops the call at the first
-    /// `false`.
-    fn all<F>(self, f: F) -> bool
-    where
-        F: Fn(Self::Item) -> bool + Sync + Send,
-    {
-        consume::find(self.into_par(), |item| (!f(item)).then_some(()), false).is_none()
-    }
-
-    /// Some item for which `f` is true, stopping the call at the first
-    /// found.
-    fn find_any<F>(self, f: F) -> Option<Self::Item>
-    where
-        F: Fn(&Self::Item) -> bool + Sync + Send,
-    {
-        consume::find(self.into_par(), |item| f(&item).then_some(item), false)
-    }
-
-    /// The first item (in input order) for which `f` is true. Threads skip
-    /// work past the lowest hit found so far.
-    fn find_first<F>(self, f: F) -> Option<Self::Item>
-    where
-        F: Fn(&Self::Item) -> bool + Sync + Send,
-    {
-        consume::find(self.into_par(), |item| f(&item).then_some(item), true)
-    }
-
-    /// Collects the items, in input order, into `C` (a `Vec`).
-    fn collect<C>(self) -> C
-    where
-        C: FromParallelIterator<Self::Item>,
-    {
-        C::from_par_iter(self)
-    }
-
-    /// This iterator's items, then `other`'s, with `self`'s settings
-    /// (`other`'s are ignored). Panics if the lengths overflow `usize`.
-    fn chain<C>(
-        self,
-        other: C,
-    ) -> Par<Chain<Self::Producer, <C::Iter as ParallelIterator>::Producer>>
-    where
-        C: IntoParallelIterator<Item = Self::Item>,
-    {
-        let (a, b) = (self.into_par(), other.into_par_iter().into_par());
-        // Checked while both are still iterators: a panic drops their items.
-        let fits = a.producer_len().checked_add(b.producer_len()).is_some();
-        assert!(fits, "chained parallel iterators longer than usize::MAX");
-        let (b, _) = b.into_parts();
-        a.wrap(|a| Chain { a, b })
-    }
-
-    /// Splits the items by `predicate` into two collections, `(accepted,
-    /// rejected)`, each in input order.
-    fn partition<A, B, F>(self, predicate: F) -> (A, B)
-    where
-        A: Default + Send + ParallelExtend<Self::Item>,
-        B: Default + Send + ParallelExtend<Self::Item>,
-        F: Fn(&Self::Item) -> bool + Sync + Send,
-    {
-        extend::partition(self.into_par(), predicate)
-    }
-
-    /// Maps each item to [`Either`](crate::iter::Either) and gathers the
-    /// `Left`s and the `Right`s, each in input order.
-    fn partition_map<A, B, P, L, R>(self, predicate: P) -> (A, B)
-    where
-        A: Default + Send + ParallelExtend<L>,
-        B: Default + Send + ParallelExtend<R>,
-        P: Fn(Self::Item) -> either::Either<L, R> + Sync + Send,
-        L: Send,
-        R: Send,
-    {
-        extend::partition_map(self.into_par(), predicate)
-    }
-
-    /// Splits pairs into two collections, each in input order.
-    fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
-    where
-        Self: ParallelIterator<Item = (A, B)>,
-        FromA: Default + Send + ParallelExtend<A>,
-        FromB: Default + Send + ParallelExtend<B>,
-        A: Send,
-        B: Send,
-    {
-        extend::unzip(self.into_par())
-    }
-
-    /// Calls `f` on each item until one returns an error (`Err` or `None`),
-    /// and returns the error of the lowest position that failed: threads
-    /// skip work past the lowest failure found so far.
-    fn try_for_each<F, R>(self, f: F) -> R
-    where
-        F: Fn(Self::Item) -> R + Sync + Send,
-        R: Try<Output = ()> + Send,
-        R::Residual: Send,
-    {
-        consume::try_for_each(self.into_par(), f)
-    }
-
-    /// Reduces `Ok`/`Some` values with `op`, stopping at the first error:
-    /// of the errors found among the items, the one of the lowest position
-    /// (an error that `op` returns when combining two threads' partials
-    /// counts as coming after them).
-    fn try_reduce<T, I, F>(self, identity: I, op: F) -> Self::Item
-    where
-        I: Fn() -> T + Sync + Send,
-        F: Fn(T, T) -> Self::Item + Sync + Send,
-        Self::Item: Try<Output = T>,
-        T: Send,
-        <Self::Item as Try>::Residual: Send,
-    {
-        consume::try_reduce(self.into_par(), identity, op)
-    }
+    consuming_methods!();
 }
 
 impl<P: Producer + Send> ParallelIterator for Par<P>

@@ -38,9 +38,9 @@
 //!
 //! **Which pool.** A call runs on the pool given with
 //! [`ParallelIterator::with_pool`], else on the pool that
-//! [`crate::ThreadPool::install`] made current on this thread, else on the
-//! global pool ([`crate::global`], sized by `TINE_NUM_THREADS`). A call
-//! made inside a [`crate::join`] or [`crate::scope`] on its pool (in a
+//! [`crate::pool::ThreadPool::install`] made current on this thread, else on the
+//! global pool ([`crate::pool::global`], sized by `TINE_NUM_THREADS`). A call
+//! made inside a [`crate::pool::join`] or [`crate::pool::scope`] on its pool (in a
 //! branch, a spawned task, or an item of such a call) splits its threads'
 //! shares through `join`, so the region's idle threads take them. A call
 //! made from inside a task of a plain fork runs inline on its thread, as
@@ -66,7 +66,7 @@
 //! | `par_chunks(k)`, `par_chunks_mut(k)` | same (`k == 0` panics with rayon's message) |
 //! | `rayon::iter::split(data, splitter)`, `walk_tree_prefix`, `walk_tree_postfix`, `walk_tree` | same, in the same order; `split` cuts on the caller (breadth first, up to four pieces per thread); a walk finds the nodes near the root under `join`, deeper ones depth first on one thread each; the items then spread over the threads |
 //! | `rayon::iter::{empty, once, repeat, repeat_n}`; `into_par_iter` on `Option`, `Result` (its `Ok` value) and arrays (owned, `&`, `&mut`) | same, with no allocation (the owned items are held inline); `repeat` needs `T: Sync` too |
-//! | `rayon::vec::IntoIter`, `rayon::range::Iter`, `rayon::option::*`, `rayon::result::*`, `rayon::array::IntoIter`, `rayon::collections::*::*`, `rayon::slice::{Iter, Chunks, Windows, ...}` | the same paths ([`crate::vec`], [`crate::collections`], ...), aliases of the one type, [`Par`] |
+//! | `rayon::vec::IntoIter`, `rayon::range::Iter`, `rayon::option::*`, `rayon::result::*`, `rayon::array::IntoIter`, `rayon::collections::*::*`, `rayon::slice::{Iter, Chunks, Windows, ...}` | the same paths ([`crate::compat::vec`], [`crate::compat::collections`], ...), aliases of the one type, [`Par`] |
 //! | `map`, `map_init`, `map_with`, `inspect`, `filter`, `filter_map`, `flat_map_iter`, `enumerate`, `zip`, `chain`, `skip`, `take`, `copied`, `cloned`, `with_min_len`, `with_max_len` | same (`skip` and `take` on indexed iterators, as in rayon) |
 //! | `rev`, `step_by`, `chunks`, `fold_chunks`, `fold_chunks_with`, `positions`, `interleave`, `interleave_shortest`, `unzip_into_vecs` (indexed iterators) | same (a chunk size of 0 panics with rayon's message, a step of 0 as rayon's does); `rev` fetches each item from its position on its own ([`Rev`]); `fold_chunks_with` and `try_fold_with` also need `T: Sync`, as `fold_with` does |
 //! | `update`, `try_fold`, `try_fold_with`, `take_any`, `skip_any` | same, on every iterator; `take_any`/`skip_any` count items with one atomic per call |
@@ -74,25 +74,57 @@
 //! | `flat_map(f)` with `f` returning a parallel iterator, `flatten`, `flatten_iter` | same; one fork runs the outer items, and each inner parallel iterator runs serially on its outer item's thread ([`Serial`]) |
 //! | `for_each`, `sum`, `product`, `reduce`, `fold(..).reduce/sum/collect`, `min`, `max`, `min_by(_key)`, `max_by(_key)`, `count`, `any`, `all`, `find_any`, `find_first`, `position_any`, `position_first`, `collect::<Vec<_>>()`, `collect_into_vec`, `try_for_each`, `try_reduce` | same; `try_*` and `find_first` return the lowest position's answer |
 //! | `collect` into `HashMap`, `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`, `BinaryHeap`, `String`, `Result<C, E>`, `Option<C>`, `()`; `par_extend`; `partition`, `unzip` | same (`ParallelExtend` is in the prelude); items arrive in input order, so a map keeps the last of equal keys as a serial `collect` does |
-//! | `partition_map` with `rayon::iter::Either` | same, with [`crate::iter::Either`] (the `either` crate's, as rayon re-exports it) |
+//! | `partition_map` with `rayon::iter::Either` | same, with [`crate::compat::iter::Either`] (the `either` crate's, as rayon re-exports it) |
 //! | `par_windows`, `par_chunks_exact(_mut)`, `par_rchunks(_mut)`, `par_rchunks_exact(_mut)` | same (a size of 0 panics with rayon's message) |
 //! | `par_chars`, `par_char_indices`, `par_bytes`, `par_encode_utf16`, `par_split`, `par_split_inclusive`, `par_split_terminator`, `par_lines`, `par_split_whitespace`, `par_split_ascii_whitespace`, `par_matches`, `par_match_indices` on `&str` ([`ParallelString`], also `tine::str`), with a `char`, `[char; N]`, `&[char]` or `Fn(char) -> bool` pattern | same: `std`'s result in `std`'s order, no allocation per call ([`Pattern`]) |
 //! | `par_split(f)`, `par_split_inclusive(f)` on slices; `par_split_mut(f)`, `par_split_inclusive_mut(f)` | same; the mutable ones find the separators first, in one parallel pass, into one `Vec` |
-//! | `ThreadPoolBuilder::new().num_threads(n).build()`, `build_global()` | same ([`crate::ThreadPoolBuilder`]); tine's own is `tine::ThreadPool::builder().threads(n).build()` |
-//! | `rayon::broadcast`, `current_thread_index`, `max_num_threads`, `pool.broadcast` | same ([`crate::broadcast`]); `current_thread_index` is `Some(0)` outside every fork |
+//! | `ThreadPoolBuilder::new().num_threads(n).build()`, `build_global()` | same ([`crate::compat::ThreadPoolBuilder`]); tine's own is `tine::ThreadPool::builder().threads(n).build()` |
+//! | `rayon::broadcast`, `current_thread_index`, `max_num_threads`, `pool.broadcast` | same ([`crate::pool::broadcast`]); `current_thread_index` is `Some(0)` outside every fork |
 //! | `pool.install(\|\| ..)`, `rayon::current_num_threads()` | `pool.install(\|\| ..)`, `tine::current_num_threads()` |
 //! | `RAYON_NUM_THREADS` | `TINE_NUM_THREADS`, else `RAYON_NUM_THREADS` |
 //! | — | `.schedule(Schedule::Dynamic { grain })`, `.schedule(Schedule::Guided { min })`, `.with_pool(&pool)` |
-//! | `rayon::join`, `rayon::join_context`, `rayon::scope`, `pool.join`, `pool.scope` | same: [`crate::join`], [`crate::join_context`], [`crate::scope`], [`crate::ThreadPool::join`], [`crate::ThreadPool::scope`], on the pool's own threads |
-//! | `rayon::in_place_scope`, `rayon::yield_now`, `rayon::yield_local`, `pool.in_place_scope` | same ([`crate::in_place_scope`], [`crate::yield_now`]): a scope always runs its `op` on the caller; a yield runs one pending task of the current region |
+//! | `rayon::join`, `rayon::join_context`, `rayon::scope`, `pool.join`, `pool.scope` | same: [`crate::pool::join`], [`crate::pool::join_context`], [`crate::pool::scope`], [`crate::pool::ThreadPool::join`], [`crate::pool::ThreadPool::scope`], on the pool's own threads |
+//! | `rayon::in_place_scope`, `rayon::yield_now`, `rayon::yield_local`, `pool.in_place_scope` | same ([`crate::pool::in_place_scope`], [`crate::pool::yield_now`]): a scope always runs its `op` on the caller; a yield runs one pending task of the current region |
 //! | `rayon::spawn` (detached, `'static`) | not offered: `tine::spawn` spawns a pool (fork_union's name), and every tine call joins before it returns; spawn into a `scope` |
 //! | `iter.par_bridge()` | same ([`ParallelBridge`]): threads pull batches under one lock per batch (rayon: one per item); results in unspecified order, as rayon's. For input order, `pool.map_ordered(iter, f)` (`crate::stream`) |
-//! | `par_sort`, `par_sort_by`, `par_sort_by_key`, `par_sort_by_cached_key`, `par_sort_unstable`, `par_sort_unstable_by`, `par_sort_unstable_by_key` | same ([`ParallelSliceMut`]): a parallel merge sort (stable) and a parallel quicksort (unstable) on [`crate::join`] |
+//! | `par_sort`, `par_sort_by`, `par_sort_by_key`, `par_sort_by_cached_key`, `par_sort_unstable`, `par_sort_unstable_by`, `par_sort_unstable_by_key` | same ([`ParallelSliceMut`]): a parallel merge sort (stable) and a parallel quicksort (unstable) on [`crate::pool::join`] |
+//!
+//! A program keeps its `rayon::` paths if its `Cargo.toml` renames the
+//! dependency: `rayon = { package = "tine-rt", version = "0.1" }`.
+//!
+//! # What differs from rayon
+//!
+//! Each difference is on purpose; the reason follows it.
+//!
+//! - `current_thread_index()` is `Some(0)` on a thread outside every fork
+//!   (rayon: `None`), and `install` runs its closure on the calling thread
+//!   (rayon: on a worker): a tine caller is thread 0 of the pool it calls.
+//! - The builder's `thread_name`, `start_handler` and `exit_handler` are
+//!   called for the workers `1..n` only: thread 0 is the caller, no worker.
+//! - `panic_handler` and `use_current_thread` are accepted and change
+//!   nothing: every tine panic resumes on its caller, and the caller is
+//!   always thread 0.
+//! - Not offered, each a compile error: the detached `rayon::spawn` and
+//!   `ThreadPool::spawn` (every tine call joins before it returns; spawn into
+//!   a `scope`; `tine::spawn(n)` spawns a pool, fork_union's name), and the
+//!   builder's `spawn_handler`, `breadth_first` and `build_scoped`.
+//! - `map_with`, `fold_with`, `fold_chunks_with`, `try_fold_with` and
+//!   `repeat` need `T: Sync` as well as rayon's `Send + Clone`: the threads
+//!   clone one shared value.
+//! - The inner parallel iterator of a `flat_map` or `flatten` runs serially
+//!   on its outer item's thread: one fork runs the outer items, so split the
+//!   outer side finer.
+//!
+//! Alike, for the record: `with_min_len` keeps rayon's guarantee (no piece
+//! shorter than `min`; `min` wins over `max`), and `par_bridge` gives
+//! rayon's unspecified order, pulling batches of up to 256 items under one
+//! lock per batch where rayon takes one per item.
 //!
 //! # Coming from OpenMP
 //!
 //! | OpenMP | tine |
 //! |---|---|
+//! | `#pragma omp parallel` | `pool.for_threads(\|thread_index, _\| ..)`: once on every thread, the caller as thread 0 |
 //! | `#pragma omp parallel for schedule(static)` | `(0..n).into_par_iter().for_each(..)`, or `pool.for_n(n, ..)` |
 //! | `schedule(dynamic, k)` | `.schedule(Schedule::Dynamic { grain: k })`, or `pool.for_n_dynamic_grain(n, k, ..)` |
 //! | `schedule(guided, k)` | `.schedule(Schedule::Guided { min: k })`, or `pool.for_n_guided(n, k, ..)` |
@@ -108,59 +140,49 @@ mod consume;
 pub mod cutoff;
 pub mod drive;
 mod extend;
-pub(crate) mod global;
 mod iter;
-mod pattern;
 mod producer;
 mod settings;
-mod slice_split;
-mod slices;
 mod sort;
-mod source;
-mod source_collections;
-mod source_slice;
-mod source_small;
-mod source_split;
-mod str_split;
-mod strings;
+pub(crate) mod source;
 
+pub use crate::pool::current::{current_num_threads, global, THREADS_VAR};
 pub use adaptor::{
     AnyN, AnyNIter, Chain, ChainIter, Chunks, ChunksIter, CloneOf, Cloned, Copied, Enumerate,
     Filter, FilterMap, FlatMap, FlatMapItems, FlatMapIter, Fold, FoldChunks, FoldChunksIter,
-    FoldChunksWith, FoldIter, Indexed, Inspect, Interleave, InterleaveIter, MakeState, Map,
-    MapInit, MapInitIter, MapWith, Pooled, Positions, PositionsIter, Rev, RevIter, Serial, StepBy,
-    TryFold, TryFoldIter, TryFoldWith, Update, UpdateIter, Window, Zip,
+    FoldChunksWith, FoldIter, Inspect, Interleave, InterleaveIter, MakeState, Map, MapInit,
+    MapInitIter, MapWith, Pooled, Positions, PositionsIter, Rev, RevIter, Serial, StepBy, TryFold,
+    TryFoldIter, TryFoldWith, Update, UpdateIter, Window, Zip,
 };
 pub use bridge::{IterBridge, ParallelBridge};
 pub use extend::ParallelExtend;
-pub use global::{current_num_threads, global, THREADS_VAR};
 pub use iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, Par, ParallelIterator,
     Schedule, Try,
 };
-pub use pattern::Pattern;
 pub use producer::{
-    ChunksMutProducer, ChunksProducer, Producer, RangeInteger, RangeIter, RangeProducer,
+    ChunksMutProducer, ChunksProducer, Indexed, Producer, RangeInteger, RangeIter, RangeProducer,
     SliceMutProducer, SliceProducer, VecProducer, VecRange,
 };
-pub use slice_split::{SlicePieces, SliceSplitProducer, SplitMutProducer, SplitMutRange};
-pub use slices::{
+pub use source::pattern::Pattern;
+pub use source::slice::ParallelSlice;
+pub use source::slice_split::{SlicePieces, SliceSplitProducer, SplitMutProducer, SplitMutRange};
+pub use source::slices::{
     ChunksExactMutProducer, ChunksExactProducer, RChunksExactMutProducer, RChunksExactProducer,
     RChunksMutProducer, RChunksProducer, WindowsProducer,
 };
-pub use source::{IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelSliceMut};
-pub use source_slice::ParallelSlice;
-pub use source_small::{
+pub use source::small::{
     empty, once, repeat, repeat_n, repeatn, Empty, InlineProducer, Once, Repeat, RepeatN,
     RepeatProducer,
 };
-pub use source_split::{split, walk_tree, walk_tree_postfix, walk_tree_prefix, Gathered};
-pub use str_split::{StrPieces, StrSplitProducer};
-pub use strings::{
+pub use source::split::{split, walk_tree, walk_tree_postfix, walk_tree_prefix, Gathered};
+pub use source::str_split::{StrPieces, StrSplitProducer};
+pub use source::strings::{
     BytesProducer, CharIndicesFrom, CharIndicesProducer, CharsProducer, EncodeUtf16Producer,
     MatchIndicesProducer, MatchIndicesRange, MatchesProducer, MatchesRange, ParallelString,
     SplitWhitespace,
 };
+pub use source::{IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelSliceMut};
 
 /// The traits to import: `use tine::prelude::*;` in place of
 /// `use rayon::prelude::*;`.

@@ -77,6 +77,13 @@ pub unsafe trait Producer: Sync {
     }
 }
 
+/// A producer whose positions each yield exactly one item, so that
+/// `enumerate`, `zip`, `position_*` and `collect_into_vec` apply.
+///
+/// # Safety
+/// `Producer::EXACT` must be true.
+pub unsafe trait Indexed: Producer {}
+
 /// Items of a slice, by reference: `slice.par_iter()`.
 #[derive(Debug)]
 pub struct SliceProducer<'a, T>(pub(super) &'a [T]);
@@ -227,8 +234,13 @@ unsafe impl<'a, T: Send> Producer for ChunksMutProducer<'a, T> {
 /// position; the buffer is freed when the producer drops.
 #[derive(Debug)]
 pub struct VecProducer<T> {
-    /// Length set to 0: the items belong to the positions.
-    vec: Vec<T>,
+    /// Length set to 0: the items belong to the positions. Owns the
+    /// buffer, which it frees when dropped (read only by `Drop`).
+    _buffer: Vec<T>,
+    /// The buffer, taken once from `&mut` access to `_buffer`, so that the
+    /// ranges may move items out and drop them in place through it (a
+    /// pointer from `Vec::as_ptr` allows no writes).
+    base: *mut T,
     len: usize,
 }
 
@@ -239,9 +251,19 @@ impl<T> VecProducer<T> {
         // handed out exactly once (the producer contract), which moves or
         // drops its item.
         unsafe { vec.set_len(0) };
-        VecProducer { vec, len }
+        let base = vec.as_mut_ptr();
+        VecProducer {
+            _buffer: vec,
+            base,
+            len,
+        }
     }
 }
+
+// SAFETY: the producer owns its items as the `Vec` does (`base` points
+// into the buffer that `_buffer` owns), so it moves across threads as a
+// `Vec<T>` does.
+unsafe impl<T: Send> Send for VecProducer<T> {}
 
 // SAFETY: threads read disjoint positions once each, moving `T` across
 // threads, which `T: Send` allows.
@@ -251,7 +273,7 @@ unsafe impl<T: Send> Sync for VecProducer<T> {}
 /// yielded; the ones not yielded are dropped with the iterator. Positions
 /// are counted, not compared as pointers, so zero-sized items work too.
 pub struct VecRange<'a, T> {
-    base: *const T,
+    base: *mut T,
     next: usize,
     end: usize,
     _items: PhantomData<&'a T>,
@@ -263,7 +285,7 @@ impl<T> VecRange<'_, T> {
     /// Every item of the range must be initialized, owned by the range
     /// alone (its positions handed out once), and `base` must allow
     /// moving them out and dropping them in place.
-    pub(super) fn new(base: *const T, begin: usize, end: usize) -> Self {
+    pub(super) fn new(base: *mut T, begin: usize, end: usize) -> Self {
         VecRange {
             base,
             next: begin,
@@ -303,7 +325,7 @@ impl<T> Drop for VecRange<'_, T> {
         // will read; `drop_in_place` on the slice drops every one of them
         // even if one's `Drop` panics.
         unsafe {
-            let rest = self.base.add(self.end - left).cast_mut();
+            let rest = self.base.add(self.end - left);
             core::ptr::slice_from_raw_parts_mut(rest, left).drop_in_place();
         }
     }
@@ -323,7 +345,7 @@ unsafe impl<T: Send> Producer for VecProducer<T> {
     }
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        VecRange::new(self.vec.as_ptr(), begin, end)
+        VecRange::new(self.base, begin, end)
     }
 
     unsafe fn drop_range(&self, begin: usize, end: usize) {
@@ -418,14 +440,14 @@ impl<T: RangeInteger> Iterator for RangeIter<T> {
 }
 
 // SAFETY: this producer, and each below, yields one item per position.
-unsafe impl<T: Sync> super::adaptor::Indexed for SliceProducer<'_, T> {}
+unsafe impl<T: Sync> Indexed for SliceProducer<'_, T> {}
 // SAFETY: as above.
-unsafe impl<T: Send> super::adaptor::Indexed for SliceMutProducer<'_, T> {}
+unsafe impl<T: Send> Indexed for SliceMutProducer<'_, T> {}
 // SAFETY: as above.
-unsafe impl<T: Sync> super::adaptor::Indexed for ChunksProducer<'_, T> {}
+unsafe impl<T: Sync> Indexed for ChunksProducer<'_, T> {}
 // SAFETY: as above.
-unsafe impl<T: Send> super::adaptor::Indexed for ChunksMutProducer<'_, T> {}
+unsafe impl<T: Send> Indexed for ChunksMutProducer<'_, T> {}
 // SAFETY: as above.
-unsafe impl<T: Send> super::adaptor::Indexed for VecProducer<T> {}
+unsafe impl<T: Send> Indexed for VecProducer<T> {}
 // SAFETY: as above.
-unsafe impl<T: RangeInteger> super::adaptor::Indexed for RangeProducer<T> {}
+unsafe impl<T: RangeInteger> Indexed for RangeProducer<T> {}

@@ -1,6 +1,6 @@
 //! A call's settings: its [`Schedule`], length bounds and pool.
 
-use crate::ForkJoin;
+use crate::schedule::ForkJoin;
 use core::ptr::NonNull;
 
 /// How a call hands its positions to threads.

@@ -1,11 +1,11 @@
 //! [`Builder`]: a [`ThreadPool`]'s settings, and spawning it.
 
-use super::spawn::{spawn_worker_thread, thread_name, WorkerHandler, WorkerSetup};
 use super::ThreadPool;
 use crate::error::Error;
 use crate::nest::Nest;
 use crate::schedule::Partials;
 use crate::team::{Slots, Team};
+use crate::threads::{spawn_worker_thread, thread_name, WorkerHandler, WorkerSetup};
 use crate::wait::{WaitPolicy, Waiter};
 use std::boxed::Box;
 use std::string::String;
@@ -70,7 +70,7 @@ impl Default for Builder {
             thread_names: Vec::new(),
             stack_size: None,
             wait_policy: WaitPolicy::Adaptive,
-            busy_wait: crate::DEFAULT_BUSY_WAIT,
+            busy_wait: crate::team::DEFAULT_BUSY_WAIT,
             #[cfg(feature = "numa")]
             pin: None,
             #[cfg(feature = "numa")]
@@ -102,7 +102,7 @@ impl Builder {
 
     /// Whole names for the workers, in order (worker 1 first): rayon's
     /// `thread_name` calls a closure per index, which
-    /// [`crate::ThreadPoolBuilder`] turns into this list. Workers past the
+    /// [`crate::compat::ThreadPoolBuilder`] turns into this list. Workers past the
     /// list's end are named by [`name`](Self::name)'s rule. A name longer
     /// than the OS keeps is cut by the OS.
     ///
@@ -140,7 +140,7 @@ impl Builder {
 
     /// How long a call that finds the pool busy, from a thread outside any
     /// of its tasks, waits (parked) for the fork in flight before it runs
-    /// inline on its own thread instead. Default [`crate::DEFAULT_BUSY_WAIT`].
+    /// inline on its own thread instead. Default [`crate::team::DEFAULT_BUSY_WAIT`].
     ///
     /// The wait must be bounded: a task may spawn a helper thread and join
     /// it, and a helper that calls the same pool cannot be told apart from
@@ -337,8 +337,8 @@ impl Builder {
 #[cfg(all(test, feature = "std", not(loom)))]
 mod tests {
     use super::*;
+    use crate::pool::ThreadPool;
     use crate::sync::{AtomicUsize, Ordering};
-    use crate::ThreadPool;
 
     #[test]
     fn a_spawn_failure_midway_stops_and_joins_the_started_workers() {

@@ -3,14 +3,23 @@
 //!
 //! - `mod.rs`: [`ThreadPool`] and [`spawn`].
 //! - `builder.rs`: [`Builder`].
-//! - `spawn.rs`: starting one worker thread, and naming it.
+//! - `current.rs`: the global pool, `install` and the pool a call on this
+//!   thread belongs to.
+//! - `broadcast.rs`: rayon's per-thread calls, [`broadcast`] and
+//!   [`current_thread_index`], and the pool methods of the same names.
+//! - `entry.rs`: [`join`], [`scope`] and the
+//!   yields, which find the current pool and enter the nested engine
+//!   (`nest`), and the same calls as methods of a pool.
 
+mod broadcast;
 mod builder;
-mod spawn;
+pub(crate) mod current;
+pub(crate) mod entry;
 
+pub use broadcast::{broadcast, current_thread_index, max_num_threads, BroadcastContext};
 pub use builder::Builder;
-#[cfg_attr(not(feature = "numa"), allow(unused_imports))] // numa spawns its own
-pub(crate) use spawn::{spawn_worker_thread, thread_name, WorkerSetup};
+pub use current::{current_num_threads, global};
+pub use entry::{in_place_scope, join, join_context, scope, yield_local, yield_now};
 
 use crate::error::Error;
 use crate::nest::Nest;
@@ -106,54 +115,6 @@ impl ThreadPool {
         self.team.sleep(microseconds);
     }
 
-    /// [`crate::join`] on this pool: `self.install(|| tine::join(a, b))`.
-    ///
-    /// ```
-    /// let pool = tine::spawn(2);
-    /// let (a, b) = pool.join(|| 1 + 1, || 2 + 2);
-    /// assert_eq!((a, b), (2, 4));
-    /// ```
-    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
-    where
-        A: FnOnce() -> RA + Send,
-        B: FnOnce() -> RB + Send,
-        RA: Send,
-        RB: Send,
-    {
-        self.install(|| crate::nest::join(a, b))
-    }
-
-    /// [`crate::scope`] on this pool: `self.install(|| tine::scope(op))`.
-    ///
-    /// ```
-    /// let pool = tine::spawn(3);
-    /// let mut halves = [0u32; 2];
-    /// let (low, high) = halves.split_at_mut(1);
-    /// pool.scope(|s| {
-    ///     s.spawn(|_| low[0] = (1..=50).sum());
-    ///     s.spawn(|_| high[0] = (51..=100).sum());
-    /// });
-    /// assert_eq!(halves[0] + halves[1], 5050);
-    /// ```
-    pub fn scope<'scope, OP, R>(&self, op: OP) -> R
-    where
-        OP: FnOnce(&crate::nest::Scope<'scope>) -> R + Send,
-        R: Send,
-    {
-        self.install(|| crate::nest::scope(op))
-    }
-
-    /// rayon's `ThreadPool::in_place_scope`: [`ThreadPool::scope`], whose
-    /// `op` always runs on the calling thread (see
-    /// [`crate::in_place_scope`]).
-    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
-    where
-        OP: FnOnce(&crate::nest::Scope<'scope>) -> R + Send,
-        R: Send,
-    {
-        self.scope(op)
-    }
-
     /// The pool's team.
     pub(crate) fn team(&self) -> &Team {
         &self.team
@@ -193,7 +154,7 @@ unsafe impl ForkJoin for ThreadPool {
         // The team's fork, and where the team is busy, a region's joins
         // (from inside a region of this team) or the inline run.
         if !self.team.fork_spread::<&Team>(&[], || {}, share) {
-            crate::nest::busy_fork(&self.nest, self.team.threads(), share);
+            crate::nest::region::busy_fork(&self.nest, self.team.threads(), share);
         }
     }
 
@@ -209,8 +170,14 @@ forward_fork_join!(ThreadPool);
 /// Use [`ThreadPool::try_spawn`] to handle the error instead.
 ///
 /// # Panics
-/// If `threads` is 0 or the OS refuses to start a thread.
+/// If `threads` is 0 or the OS refuses to start a thread; the panic names
+/// the caller's line.
+#[track_caller]
 pub fn spawn(threads: usize) -> ThreadPool {
-    ThreadPool::try_spawn(threads)
-        .unwrap_or_else(|error| panic!("tine::spawn({threads}) failed: {error}"))
+    match ThreadPool::try_spawn(threads) {
+        Ok(pool) => pool,
+        // In this function's body, not a closure, so that the location is
+        // the caller's.
+        Err(error) => panic!("tine::spawn({threads}) failed: {error}"),
+    }
 }

@@ -6,7 +6,7 @@
 //! `for_slices` and `for_n_dynamic` are built on it here (`split.rs` holds
 //! the static split, `dynamic.rs` the claim logic), and a pool overrides
 //! only what truly differs, as the distributed pool's node-first dynamic
-//! schedule does. [`Team`], [`crate::ThreadPool`] and
+//! schedule does. [`Team`], [`crate::pool::ThreadPool`] and
 //! `numa::DistributedPool` also get the four calls as inherent methods (one
 //! line each, through [`forward_fork_join!`]), so code that never names the
 //! trait, as fork_union code does not, still calls `pool.for_n(..)`.
@@ -40,7 +40,7 @@ pub struct Prong {
 /// A team of threads that can fork a closure onto all of them and join:
 /// the one primitive behind every schedule.
 ///
-/// Implemented by [`Team`], [`crate::ThreadPool`] and (feature `numa`)
+/// Implemented by [`Team`], [`crate::pool::ThreadPool`] and (feature `numa`)
 /// `numa::DistributedPool`. Generic code takes `&impl ForkJoin`:
 ///
 /// ```
@@ -328,50 +328,55 @@ macro_rules! forward_fork_join {
     ($pool:ty) => {
         impl $pool {
             /// Runs `f(thread_index, colocation_index)` once on every thread;
-            /// see [`ForkJoin::for_threads`](crate::ForkJoin::for_threads).
+            /// see [`ForkJoin::for_threads`](crate::schedule::ForkJoin::for_threads).
             #[inline]
             pub fn for_threads<F: Fn(usize, usize) + Sync>(&self, f: F) {
-                <Self as $crate::ForkJoin>::for_threads(self, f)
+                <Self as $crate::schedule::ForkJoin>::for_threads(self, f)
             }
 
             /// Runs `f` for every task in `0..n` with a static schedule; see
-            /// [`ForkJoin::for_n`](crate::ForkJoin::for_n).
+            /// [`ForkJoin::for_n`](crate::schedule::ForkJoin::for_n).
             #[inline]
-            pub fn for_n<F: Fn($crate::Prong) + Sync>(&self, n: usize, f: F) {
-                <Self as $crate::ForkJoin>::for_n(self, n, f)
+            pub fn for_n<F: Fn($crate::schedule::Prong) + Sync>(&self, n: usize, f: F) {
+                <Self as $crate::schedule::ForkJoin>::for_n(self, n, f)
             }
 
             /// Calls `f(first, count)` with each thread's contiguous range;
-            /// see [`ForkJoin::for_slices`](crate::ForkJoin::for_slices).
+            /// see [`ForkJoin::for_slices`](crate::schedule::ForkJoin::for_slices).
             #[inline]
-            pub fn for_slices<F: Fn($crate::Prong, usize) + Sync>(&self, n: usize, f: F) {
-                <Self as $crate::ForkJoin>::for_slices(self, n, f)
+            pub fn for_slices<F: Fn($crate::schedule::Prong, usize) + Sync>(&self, n: usize, f: F) {
+                <Self as $crate::schedule::ForkJoin>::for_slices(self, n, f)
             }
 
             /// Runs `f` for every task in `0..n` with a dynamic schedule; see
-            /// [`ForkJoin::for_n_dynamic`](crate::ForkJoin::for_n_dynamic).
+            /// [`ForkJoin::for_n_dynamic`](crate::schedule::ForkJoin::for_n_dynamic).
             #[inline]
-            pub fn for_n_dynamic<F: Fn($crate::Prong) + Sync>(&self, n: usize, f: F) {
-                <Self as $crate::ForkJoin>::for_n_dynamic(self, n, f)
+            pub fn for_n_dynamic<F: Fn($crate::schedule::Prong) + Sync>(&self, n: usize, f: F) {
+                <Self as $crate::schedule::ForkJoin>::for_n_dynamic(self, n, f)
             }
 
             /// Runs `f` for every task in `0..n`, `grain` tasks per claim;
-            /// see [`ForkJoin::for_n_dynamic_grain`](crate::ForkJoin::for_n_dynamic_grain).
+            /// see [`ForkJoin::for_n_dynamic_grain`](crate::schedule::ForkJoin::for_n_dynamic_grain).
             #[inline]
-            pub fn for_n_dynamic_grain<F: Fn($crate::Prong) + Sync>(
+            pub fn for_n_dynamic_grain<F: Fn($crate::schedule::Prong) + Sync>(
                 &self,
                 n: usize,
                 grain: usize,
                 f: F,
             ) {
-                <Self as $crate::ForkJoin>::for_n_dynamic_grain(self, n, grain, f)
+                <Self as $crate::schedule::ForkJoin>::for_n_dynamic_grain(self, n, grain, f)
             }
 
             /// Runs `f` for every task in `0..n` with a guided schedule; see
-            /// [`ForkJoin::for_n_guided`](crate::ForkJoin::for_n_guided).
+            /// [`ForkJoin::for_n_guided`](crate::schedule::ForkJoin::for_n_guided).
             #[inline]
-            pub fn for_n_guided<F: Fn($crate::Prong) + Sync>(&self, n: usize, min: usize, f: F) {
-                <Self as $crate::ForkJoin>::for_n_guided(self, n, min, f)
+            pub fn for_n_guided<F: Fn($crate::schedule::Prong) + Sync>(
+                &self,
+                n: usize,
+                min: usize,
+                f: F,
+            ) {
+                <Self as $crate::schedule::ForkJoin>::for_n_guided(self, n, min, f)
             }
         }
     };

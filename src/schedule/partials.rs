@@ -31,7 +31,7 @@ struct Slot(UnsafeCell<MaybeUninit<[u8; SLOT_BYTES]>>);
 
 /// Per-thread slots for reductions' partial results (one per thread of the
 /// pool, each on cache lines of its own), leased by one call at a time.
-/// Pools that own one return it from [`crate::ForkJoin::partials`].
+/// Pools that own one return it from [`crate::schedule::ForkJoin::partials`].
 pub struct Partials {
     slots: Box<[Slot]>,
     leased: CachePadded<AtomicBool>,

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::io;
 
-/// Why [`ThreadPool::stream_records`](crate::ThreadPool::stream_records)
+/// Why [`ThreadPool::stream_records`](crate::pool::ThreadPool::stream_records)
 /// stopped early.
 ///
 /// Every variant says where: the input byte offset of a failed read, the

@@ -1,11 +1,32 @@
 //! Ordered streaming: records from a reader in adaptive batches
-//! ([`ThreadPool::stream_records`](crate::ThreadPool::stream_records)), and
+//! ([`ThreadPool::stream_records`](crate::pool::ThreadPool::stream_records)), and
 //! an ordered, lazy parallel map over any iterator
-//! ([`ThreadPool::map_ordered`](crate::ThreadPool::map_ordered)).
+//! ([`ThreadPool::map_ordered`](crate::pool::ThreadPool::map_ordered)).
 //!
 //! This layer sits above the pool: each stream is one fork of the pool
 //! (`for_threads`) for its whole length, plus one reader thread, and each
-//! refill of a `map_ordered` iterator is one fork.
+//! refill of a `map_ordered` iterator is one fork. The `prun` command-line
+//! tool (the `prun/` crate of the repository) is built on it.
+//!
+//! # Batches, memory and errors
+//!
+//! - **Batches adapt.** A batch's size follows the backlog divided by the
+//!   thread count, within [`StreamOptions::min_batch`] and
+//!   [`StreamOptions::max_batch`]: it grows at once, and shrinks only when
+//!   workers starve while the input stalls. Each read's whole records are
+//!   handed out as soon as the read returns, so a slow producer
+//!   (`tail -f`) sees every record processed at once.
+//! - **Order is nearly free.** Ordered output costs about what unordered
+//!   output does (measured in the repository's `BENCHMARKS.md`).
+//! - **Memory is bounded** by [`StreamOptions::window`] (default: four
+//!   batches per thread, at least 8), however fast the input and however
+//!   slow the output. Read and output buffers are recycled, so nothing is
+//!   allocated per record.
+//! - **Errors stop the stream.** The callback's first `Err` stops intake;
+//!   batches already claimed finish, and the error comes back with the
+//!   record it was at ([`StreamError::Callback`]). Read and write errors
+//!   come back with their byte offsets. A panic in the callback resumes on
+//!   the caller, and the pool stays usable.
 //!
 //! # Invariants
 //!

@@ -1,7 +1,7 @@
 //! [`StreamOptions`]: the delimiter, ordering, batch-size range and window
 //! of one stream, checked once before the stream starts.
 
-/// How [`ThreadPool::stream_records`](crate::ThreadPool::stream_records)
+/// How [`ThreadPool::stream_records`](crate::pool::ThreadPool::stream_records)
 /// cuts and orders records.
 ///
 /// ```

@@ -14,9 +14,7 @@
 //!   compare-exchange from `0` to `1` and hands it back by storing `0`. Only
 //!   callers touch this line, so a caller that forks again and again keeps
 //!   it in its own cache: neither taking the team nor handing it back waits
-//!   for another core. (The lock used to be the countdown itself, which the
-//!   caller then had to reset: one more cache-line transfer on every fork's
-//!   critical path, the one that workers had just written.)
+//!   for another core, and the countdown that workers write is never reset.
 //! - `stop_requested`: the user's stop request. Workers never read it: the
 //!   holder turns it into an exit job, once.
 //!
@@ -204,8 +202,8 @@ pub(crate) enum Slots {
 /// `Team` owns no threads, so it works without `std`: another runtime runs
 /// [`Team::run_worker`] on each of its own threads, and any thread that calls
 /// the `for_*` methods acts as thread 0 and runs share 0 itself. With the
-/// `std` feature, [`crate::ThreadPool`] wraps a `Team` and spawns the
-/// workers. The `for_*` methods come from [`crate::ForkJoin`].
+/// `std` feature, [`crate::pool::ThreadPool`] wraps a `Team` and spawns the
+/// workers. The `for_*` methods come from [`crate::schedule::ForkJoin`].
 ///
 /// ```
 /// use tine::Team;
@@ -229,7 +227,7 @@ pub(crate) enum Slots {
 ///
 /// One fork runs at a time. With `std`, a second thread that calls while a
 /// fork is in flight waits for it, parked, for at most
-/// [`crate::DEFAULT_BUSY_WAIT`] (100 ms; [`crate::Builder::busy_wait`] sets
+/// [`crate::team::DEFAULT_BUSY_WAIT`] (100 ms; [`crate::pool::Builder::busy_wait`] sets
 /// it for a pool); if the team is still busy then, the call runs inline.
 /// The bound is what keeps a helper thread safe: a task may spawn a thread
 /// and join it, and if that thread calls the same pool, the fork waits for
@@ -294,7 +292,7 @@ impl Team {
     /// A team of `threads` threads, counting the caller. The embedder must run
     /// [`Team::run_worker`] on `threads - 1` threads of its own.
     ///
-    /// With `std`, idle threads wait by [`crate::WaitPolicy::Adaptive`]:
+    /// With `std`, idle threads wait by [`crate::wait::WaitPolicy::Adaptive`]:
     /// spin, then park. Without it they spin.
     ///
     /// # Errors

@@ -8,7 +8,7 @@
 //!   inline at once: this thread may be what the holder waits for.
 //! - Otherwise it parks until the holder hands the team back, for at most
 //!   the team's busy wait ([`DEFAULT_BUSY_WAIT`], or
-//!   [`crate::Builder::busy_wait`]), and then runs inline if the team is
+//!   [`crate::pool::Builder::busy_wait`]), and then runs inline if the team is
 //!   still busy. Such a caller may be a helper thread that a task spawned
 //!   and joins, which no frame can reveal; the bound is what keeps it from
 //!   waiting forever for the fork that waits for it. Every wait for the lock
@@ -32,7 +32,7 @@ use std::vec::Vec;
 
 /// How long a call that finds a team busy, outside any task, waits for it
 /// (parked) before it runs inline on the calling thread instead. See
-/// [`crate::Builder::busy_wait`].
+/// [`crate::pool::Builder::busy_wait`].
 pub const DEFAULT_BUSY_WAIT: Duration = Duration::from_millis(100);
 
 pub(super) use super::nesting::{leave, Frame, FrameSlot};
@@ -229,7 +229,7 @@ pub(super) fn default_waiter(threads: usize) -> Waiter {
 
 impl Team {
     /// Sets how long a call that finds this team busy waits before it runs
-    /// inline (see [`crate::Builder::busy_wait`]). Before the team is shared.
+    /// inline (see [`crate::pool::Builder::busy_wait`]). Before the team is shared.
     pub(crate) fn set_busy_wait(&mut self, limit: Duration) {
         self.env.busy_wait = limit;
     }

@@ -16,9 +16,19 @@
 //! parks in the kernel until woken, so an idle pool costs no CPU. When the
 //! team has more threads than the CPUs this process may use, there is no
 //! spin at all: a waiter then most likely waits for a thread that is not even
-//! running, so it polls between `yield_now` calls from the start (measured on
-//! 2 CPUs with 8 threads: a 5 µs spin made an empty fork-join cost 30 µs, no
-//! spin 3-4 µs). Without `std` nothing can park, and waits spin.
+//! running, so it polls between `yield_now` calls from the start: any spin
+//! there only delays the thread it waits for. Without `std` nothing can
+//! park, and waits spin.
+//!
+//! By default ([`WaitPolicy::Adaptive`]) the spin lasts [`DEFAULT_SPIN`]
+//! (500 µs), then come 8 `yield_now` calls, then a park: on Linux on a
+//! private futex on the generation word (or the join countdown), elsewhere
+//! on a mutex and condition variable. [`WaitPolicy`] picks another
+//! trade-off per pool: `AlwaysSpin` for the lowest wake-up latency,
+//! `AlwaysPark` for the lowest power, `SpinThenPark(d)` for a budget of
+//! one's own. A join that had to wake parked workers parks at once instead
+//! of spinning: the woken workers need a CPU, and the caller's own is the
+//! fastest for them to get.
 //!
 //! # Waiting for a thread on one's own CPU
 //!
@@ -34,10 +44,8 @@
 //! give way after a short grace ([`GRACE`]) and then between every two
 //! polls. A quick `yield_now` (nobody else to run) or a long one (another
 //! process took a whole time slice) clears the mark. Hot forks end their
-//! waits within the grace and never read the mark. Measured with a busy
-//! process beside 2 threads on 2 CPUs, a stacked fork-join costs about
-//! 1.5 µs this way, against 130 µs with only the periodic give-way (each
-//! hand-over then waits out one [`GIVE_WAY_EVERY`]).
+//! waits within the grace and never read the mark. Without the mark, each
+//! hand-over of a stacked pair would wait out one [`GIVE_WAY_EVERY`].
 //!
 //! # No lost wakeup
 //!
@@ -130,7 +138,7 @@ pub enum WaitPolicy {
     SpinThenPark(Duration),
     /// Never park on their own. Waits spin with micro-yields, then yield the
     /// core to the OS in a loop: the lowest wake-up latency, but idle workers
-    /// keep their cores busy. [`crate::Team::sleep`] still parks them.
+    /// keep their cores busy. [`crate::team::Team::sleep`] still parks them.
     AlwaysSpin,
     /// Park as soon as a wait begins: the lowest power, but every fork pays
     /// the OS wake-up.

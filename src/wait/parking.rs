@@ -47,7 +47,7 @@ impl Parking {
 
     /// A worker's wait for the generation to move past `seen`; returns the new
     /// generation. Spins for the budget, then parks. A pending
-    /// [`crate::Team::sleep`] request (`sleep_generation == seen`) skips
+    /// [`crate::team::Team::sleep`] request (`sleep_generation == seen`) skips
     /// the spinning.
     pub(crate) fn wait_for_fork(
         &self,

@@ -1,7 +1,7 @@
 //! The one-line port: the same source, compiled once with
 //! `use rayon::prelude::*;` and once with `use tine::prelude::*;`, gives the
 //! same results. The body below is written once, in a macro, and uses every
-//! method of the rayon subset tine promises (README, "Coming from rayon"),
+//! method of the rayon subset tine promises (the `par` module docs, "What differs from rayon"),
 //! the `par_sort*` methods included.
 //!
 //! Run by `.ci/run` (`cargo test -p tine-peers --test rayon_port`); the

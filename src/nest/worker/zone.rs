@@ -8,10 +8,8 @@
 //! unlinked: it checks the request (one load) and then runs as the 1-thread
 //! join does, `a` then `b` on this thread, with no job, no chain and no
 //! flag. In a recursion nearly every join lies near the leaves, so nearly
-//! every join takes that path: on a 1,023-node tree walked inside a busy
-//! region, 2.0 ns a node against 2.9 for linked joins, and 1.4-1.9x as fast
-//! on a 16.7M-node tree whose walk waits on memory, where the linked joins'
-//! stores kept fewer loads in flight (BENCHMARKS, "The sixth round").
+//! every join takes that path, and a walk bound by memory keeps its loads
+//! in flight without the linked joins' stores between them.
 //!
 //! Promotion offers the oldest linked pending job, the largest. When an
 //! idle thread asks, the slot is empty and no linked join is pending, the
@@ -46,8 +44,7 @@ use core::mem::MaybeUninit;
 /// and a level of a tight recursion about 200 (192 for `fib` with a
 /// `join`), so the first join or two of a region's root, and a few of a
 /// stolen job's, start out linked; debug builds' larger frames link fewer.
-/// Larger zones measured slower (`fib(30)` on 2 threads: 2.13 ms at 1 KiB,
-/// 2.29 ms at 2 KiB, 2.71 ms at 3 KiB).
+/// A larger zone makes more joins pay for a link.
 const LINK_DEPTH: usize = 1024;
 
 /// How much deeper (in bytes of stack) joins link after a request found

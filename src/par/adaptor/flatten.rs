@@ -7,7 +7,10 @@
 //! inner iterator; here, split the outer side finer instead). [`Serial`]
 //! runs any producer as a plain serial iterator, position by position, and
 //! keeps the producer contract: every position is handed out once, and the
-//! ones it never reaches are dropped with it.
+//! ones it never reaches are dropped with it. A boundless producer
+//! (`par_bridge`) is asked after each empty position where its live
+//! positions resume (`Producer::live_from`), so a walk that stops early
+//! (`any`, `find_*`, `try_*`, `take_any`) ends once its items run out.
 
 use super::super::iter::{IntoParallelIterator, ParallelIterator};
 use super::Producer;
@@ -58,6 +61,21 @@ impl<P: Producer> Iterator for Serial<P> {
                     self.rest.extend(items);
                 }
                 return Some(first);
+            }
+            drop(items);
+            // An empty position of a boundless producer (`par_bridge`,
+            // whose length is a bound it never reaches) may mean that its
+            // items ran out: skip the positions it says are dead, or this
+            // walk would go on to its length, position by position.
+            if P::BOUNDLESS {
+                let live = self.producer.live_from(self.next).min(self.len);
+                if live > self.next {
+                    let dead = self.next;
+                    self.next = live;
+                    // SAFETY: positions `dead..live` were never handed out,
+                    // and `next` has moved past them.
+                    unsafe { self.producer.drop_range(dead, live) };
+                }
             }
         }
         None

@@ -47,13 +47,14 @@
 //! Each thread sees its items in pull order, but which thread pulls which
 //! batch is a matter of timing, so the order of the results (`collect`,
 //! the item `find_first` finds) is unspecified, as with rayon's bridge.
-//! For results in input order, use [`crate::ThreadPool::map_ordered`].
+//! For results in input order, use [`crate::pool::ThreadPool::map_ordered`].
 
 mod lock;
 
 use super::iter::Par;
 use super::producer::Producer;
 use crate::sync::{AtomicBool, Ordering};
+use core::marker::PhantomData;
 use core::mem::{align_of, size_of, MaybeUninit};
 use crossbeam_utils::CachePadded;
 use lock::{SourceGuard, SourceLock};
@@ -238,6 +239,7 @@ where
             },
             batch: 1,
             pulled_at: None,
+            _items: PhantomData,
         }
     }
 
@@ -295,6 +297,8 @@ pub struct BridgeRange<'a, I: Iterator> {
     batch: usize,
     /// When the last batch was pulled.
     pulled_at: Option<Instant>,
+    /// The room holds items: `Send` and `Sync` follow theirs.
+    _items: PhantomData<I::Item>,
 }
 
 impl<I: Iterator> core::fmt::Debug for BridgeRange<'_, I> {
@@ -308,10 +312,14 @@ impl<I: Iterator> core::fmt::Debug for BridgeRange<'_, I> {
 
 impl<I: Iterator> BridgeRange<'_, I> {
     /// Slot `index` of the room, as a `T`.
-    fn slot(&mut self, index: usize) -> *mut I::Item {
+    ///
+    /// # Safety
+    /// `index < room_for::<I::Item>()`.
+    unsafe fn slot(&mut self, index: usize) -> *mut I::Item {
         debug_assert!(index < room_for::<I::Item>());
-        // SAFETY: `index` is below `room_for`, so the slot lies within the
-        // room, whose alignment (64) is at least the item's.
+        // SAFETY: `index` is below `room_for` (the caller's contract), so
+        // the slot lies within the room, whose alignment (64) is at least
+        // the item's.
         unsafe { self.room.0.as_mut_ptr().cast::<I::Item>().add(index) }
     }
 
@@ -336,9 +344,10 @@ impl<I: Iterator> BridgeRange<'_, I> {
         };
         self.head = 0;
         self.filled = 0;
-        // SAFETY: `want` items fit the room (`want <= batch <= room_for`),
-        // whose alignment suits them, and every slot is empty: items
-        // `head..filled` were all yielded before this refill.
+        // SAFETY: `want` items fit the room (`0 < want <= batch <=
+        // room_for`, so slot 0 is in it), whose alignment suits them, and
+        // every slot is empty: items `head..filled` were all yielded before
+        // this refill.
         let room = unsafe {
             core::slice::from_raw_parts_mut(self.slot(0).cast::<MaybeUninit<I::Item>>(), want)
         };
@@ -375,7 +384,9 @@ impl<I: Iterator> Iterator for BridgeRange<'_, I> {
         if self.head == self.filled && !self.refill() {
             return None;
         }
-        let slot = self.slot(self.head);
+        // SAFETY: `head < filled <= room_for` (a refill pulls at most
+        // `room_for` items).
+        let slot = unsafe { self.slot(self.head) };
         self.head += 1;
         // SAFETY: slots `head..filled` hold pulled items not yet yielded;
         // moving `head` past this one hands it out once.
@@ -386,7 +397,8 @@ impl<I: Iterator> Iterator for BridgeRange<'_, I> {
 impl<I: Iterator> Drop for BridgeRange<'_, I> {
     fn drop(&mut self) {
         while self.head < self.filled {
-            let slot = self.slot(self.head);
+            // SAFETY: `head < filled <= room_for`, as in `next`.
+            let slot = unsafe { self.slot(self.head) };
             self.head += 1;
             // SAFETY: as in `next`: each pulled item is read once. `head`
             // moves first, so a panicking `Drop` is not run twice.

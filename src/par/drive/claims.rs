@@ -9,8 +9,8 @@ use super::{Call, Consumer};
 use crate::par::cutoff::{Cutoff, Decision};
 use crate::par::producer::Producer;
 use crate::schedule::dynamic::GuidedCursor;
+use crate::schedule::ForkJoin;
 use crate::sync::AtomicUsize;
-use crate::ForkJoin;
 use crossbeam_utils::CachePadded;
 
 impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {

@@ -5,8 +5,8 @@
 use super::walk::{Record, Walk};
 use super::{Call, Consumer};
 use crate::par::producer::Producer;
+use crate::schedule::ForkJoin;
 use crate::sync::{AtomicUsize, Ordering};
-use crate::ForkJoin;
 use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
 use std::vec::Vec;

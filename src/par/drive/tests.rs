@@ -3,8 +3,8 @@
 
 use super::{drive, serial_on_trust, Consumer, Producer};
 use crate::par::cutoff::{set_override, Override};
-use crate::prelude::*;
-use crate::ThreadPool;
+use crate::par::prelude::*;
+use crate::pool::ThreadPool;
 use std::vec::Vec;
 
 /// A float sum shaped as `sum`'s consumer: each block summed on its own,

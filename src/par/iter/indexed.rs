@@ -4,9 +4,10 @@
 
 use super::{consume, Par, ParallelIterator};
 use crate::par::adaptor::{
-    Chunks, CloneOf, Enumerate, FoldChunks, FoldChunksWith, Indexed, Interleave, Positions, Rev,
-    StepBy, Window, Zip,
+    Chunks, CloneOf, Enumerate, FoldChunks, FoldChunksWith, Interleave, Positions, Rev, StepBy,
+    Window, Zip,
 };
+use crate::par::producer::Indexed;
 
 /// A parallel iterator with exactly one item per position: the sources,
 /// and `map`, `enumerate`, `zip`, `copied` and `cloned` over them.

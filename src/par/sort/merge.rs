@@ -153,15 +153,39 @@ where
     );
     // The halves are now where `!into_buf` put them.
     let (from, to) = if into_buf { (src, buf) } else { (buf, src) };
-    match left.and(right) {
+    let (outcome, second) = first_panic(left, right);
+    match outcome {
         // SAFETY: `from` holds the two sorted halves, `to` is the disjoint
         // range of the same length; both are ours alone.
         Ok(()) => unsafe { merge(from, mid, from.add(mid), len - mid, to, compare, leaf) },
         Err(payload) => {
             // SAFETY: as above; the elements move to `to` unmerged.
             unsafe { ptr::copy_nonoverlapping(from.get(), to.get(), len) };
+            // Only once every element is back in place: a payload's `Drop`
+            // may panic.
+            drop_quietly(second);
             Err(payload)
         }
+    }
+}
+
+/// The outcome of two sides: the first panic's payload, if any, and the
+/// second's apart, so that the caller drops it ([`drop_quietly`]) only
+/// after it has put every element in place.
+fn first_panic(left: Outcome, right: Outcome) -> (Outcome, Option<Box<dyn Any + Send>>) {
+    match (left, right) {
+        (Err(first), Err(second)) => (Err(first), Some(second)),
+        (Err(first), Ok(())) | (Ok(()), Err(first)) => (Err(first), None),
+        (Ok(()), Ok(())) => (Ok(()), None),
+    }
+}
+
+/// Drops a losing panic payload; a `Drop` of it that panics is caught,
+/// and that panic's own payload forgotten (leaked), so nothing unwinds
+/// from here.
+fn drop_quietly(payload: Option<Box<dyn Any + Send>>) {
+    if let Err(inner) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+        core::mem::forget(inner);
     }
 }
 
@@ -223,7 +247,10 @@ where
             unsafe { merge(a, la - sa, b, lb - sb, out, compare, leaf) }
         },
     );
-    left.and(right)
+    // Every element is in `out` now: the losing payload may go.
+    let (outcome, second) = first_panic(left, right);
+    drop_quietly(second);
+    outcome
 }
 
 /// Where to cut two runs so that everything in `a[..sa]` and `b[..sb]`

@@ -83,7 +83,7 @@ pub(super) fn leaf_for<T>(len: usize) -> usize {
     if !branchless::<T>() {
         return LEAF;
     }
-    let parts = crate::current_num_threads().saturating_mul(PARTS_PER_THREAD);
+    let parts = crate::pool::current_num_threads().saturating_mul(PARTS_PER_THREAD);
     LEAF.max(len / parts.max(1))
 }
 
@@ -110,7 +110,7 @@ const MIN_LEAF: usize = 8;
 /// is offered to idle threads at once (`join_coarse`). The unit tests swap
 /// in a `join` that always runs `b` on a thread of its own.
 #[cfg(not(test))]
-use crate::nest::join_coarse as join;
+use crate::pool::entry::join_coarse as join;
 #[cfg(test)]
 use tests::join;
 

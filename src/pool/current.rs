@@ -7,7 +7,8 @@
 //! included; a call reads it only on the thread that set it, while the
 //! `install` frame (which borrows the pool) is live.
 
-use crate::{ForkJoin, ThreadPool};
+use super::ThreadPool;
+use crate::schedule::ForkJoin;
 use core::cell::Cell;
 use core::ptr::NonNull;
 // A process-wide static, outside any loom model (as `wait/futex.rs`'s
@@ -48,7 +49,7 @@ std::thread_local! {
 /// (a positive integer), else `RAYON_NUM_THREADS` (for programs ported from
 /// rayon), else one per CPU this process may use (`available_parallelism`).
 /// An unset, empty or invalid value falls back to the next, as rayon does
-/// with `RAYON_NUM_THREADS`. [`crate::ThreadPoolBuilder::build_global`]
+/// with `RAYON_NUM_THREADS`. [`crate::compat::ThreadPoolBuilder::build_global`]
 /// can build it instead, before its first use.
 ///
 /// ```

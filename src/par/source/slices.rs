@@ -9,8 +9,8 @@
 //! and [`Kind::bounds`]; the producers below differ only in the `std`
 //! iterator they call.
 
-use super::adaptor::Indexed;
-use super::producer::{Producer, SliceMutProducer};
+use crate::par::producer::Indexed;
+use crate::par::producer::{Producer, SliceMutProducer};
 
 /// How a slice of `len` elements is cut into items of `size`.
 #[derive(Clone, Copy, Debug)]

@@ -2,18 +2,38 @@
 //! `into_par_iter`, and the methods of mutable slices
 //! ([`ParallelSliceMut`]: `par_chunks_mut` and the like, `par_split_mut`,
 //! and the `par_sort*` methods, implemented in `sort/`), with rayon's trait
-//! names so that code written against rayon's prelude finds them. Shared
-//! slices' methods are in `source_slice.rs`.
+//! names so that code written against rayon's prelude finds them.
+//!
+//! The other sources, one file each:
+//! - `slice.rs`: [`ParallelSlice`](slice::ParallelSlice), the methods of
+//!   shared slices; `slices.rs`: windows and exact or reversed chunks;
+//!   `slice_split.rs`: `par_split` on slices.
+//! - `strings.rs`: [`ParallelString`](strings::ParallelString);
+//!   `str_split.rs`: the pieces of a `&str` cut at a [`Pattern`](pattern::Pattern)
+//!   (`pattern.rs`).
+//! - `collections.rs`: the standard collections other than `Vec`.
+//! - `small.rs`: `empty`, `once`, `repeat`, `Option`, `Result`, arrays.
+//! - `split.rs`: the recursive sources, `split` and `walk_tree*`.
 
-use super::iter::{IntoParallelIterator, Par, ParallelIterator};
-use super::producer::{
+pub(crate) mod collections;
+pub(crate) mod pattern;
+pub(crate) mod slice;
+pub(crate) mod slice_split;
+pub(crate) mod slices;
+pub(crate) mod small;
+pub(crate) mod split;
+pub(crate) mod str_split;
+pub(crate) mod strings;
+
+use crate::par::iter::{IntoParallelIterator, Par, ParallelIterator};
+use crate::par::producer::{
     ChunksMutProducer, RangeInteger, RangeProducer, SliceMutProducer, SliceProducer, VecProducer,
 };
-use super::slice_split::SplitMutProducer;
-use super::slices::{ChunksExactMutProducer, RChunksExactMutProducer, RChunksMutProducer};
-use super::sort;
+use crate::par::sort;
 use core::cmp::Ordering;
 use core::ops::{Range, RangeInclusive};
+use slice_split::SplitMutProducer;
+use slices::{ChunksExactMutProducer, RChunksExactMutProducer, RChunksMutProducer};
 use std::vec::Vec;
 
 impl<T: Send> IntoParallelIterator for Vec<T> {

@@ -6,8 +6,8 @@
 //! no allocation, and each item is moved out (or dropped) by position,
 //! exactly once, as a `Vec`'s are.
 
-use super::iter::{IntoParallelIterator, Par};
-use super::producer::{Producer, VecRange};
+use crate::par::iter::{IntoParallelIterator, Par};
+use crate::par::producer::{Producer, VecRange};
 use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
 
@@ -252,6 +252,6 @@ impl<'a, T: Send, const N: usize> IntoParallelIterator for &'a mut [T; N] {
 }
 
 // SAFETY: one item per position (both are `EXACT`).
-unsafe impl<T: Send, const N: usize> super::adaptor::Indexed for InlineProducer<T, N> {}
+unsafe impl<T: Send, const N: usize> crate::par::producer::Indexed for InlineProducer<T, N> {}
 // SAFETY: as above.
-unsafe impl<T: Clone + Send + Sync> super::adaptor::Indexed for RepeatProducer<T> {}
+unsafe impl<T: Clone + Send + Sync> crate::par::producer::Indexed for RepeatProducer<T> {}

@@ -5,9 +5,9 @@
 //! an RNG, a counter), indexed by the thread's index in its pool. In tine
 //! the caller of a fork is its thread 0 and workers are `1..n`, so an
 //! index from [`current_thread_index`] is below
-//! [`crate::current_num_threads`] and no two threads of one fork share it.
+//! [`crate::pool::current_num_threads`] and no two threads of one fork share it.
 
-use crate::ThreadPool;
+use super::ThreadPool;
 use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 use std::vec::Vec;
@@ -15,7 +15,7 @@ use std::vec::Vec;
 /// This thread's index in the pool it works for, as rayon's
 /// `current_thread_index`: inside a fork (a parallel-iterator call, a
 /// `for_threads`, a `join` region), the index of this thread's share,
-/// below [`crate::current_num_threads`]; a nested call that runs inline
+/// below [`crate::pool::current_num_threads`]; a nested call that runs inline
 /// keeps the index of the share it runs in.
 ///
 /// Outside every fork it returns `Some(0)`, where rayon returns `None`:
@@ -67,7 +67,7 @@ where
     OP: Fn(BroadcastContext<'_>) -> R + Sync,
     R: Send,
 {
-    crate::par::global::with_current_pool(|pool| pool.broadcast(op))
+    super::current::with_current_pool(|pool| pool.broadcast(op))
 }
 
 /// What [`broadcast`]'s closure learns about the thread it runs on.
@@ -161,7 +161,7 @@ impl ThreadPool {
         }
         // Outside every fork: inside this pool's `install`, the caller.
         let installed_here =
-            !crate::par::global::installed_is_none_or(|pool| !core::ptr::eq(pool, self));
+            !super::current::installed_is_none_or(|pool| !core::ptr::eq(pool, self));
         installed_here.then_some(0)
     }
 }

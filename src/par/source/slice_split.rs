@@ -19,8 +19,8 @@
 //! exists), into one `Vec` of indices; position `k` is then piece `k`,
 //! cut from that list: one item per position, and disjoint pieces.
 
-use super::adaptor::Indexed;
-use super::producer::{Producer, SliceMutProducer};
+use crate::par::producer::Indexed;
+use crate::par::producer::{Producer, SliceMutProducer};
 use std::vec::Vec;
 
 /// Sub-slices between the elements `separator` matches:
@@ -125,7 +125,7 @@ impl<'a, T: Send> SplitMutProducer<'a, T> {
     where
         P: Fn(&T) -> bool + Sync + Send,
     {
-        use super::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+        use crate::par::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
         let separators = (&mut *slice)
             .into_par_iter()
             .enumerate()

@@ -8,11 +8,11 @@
 //! between the character boundaries at or after its two ends, run through
 //! `std`'s own iterator. The splits are in `str_split.rs`.
 
-use super::adaptor::Indexed;
-use super::iter::Par;
 use super::pattern::Pattern;
-use super::producer::Producer;
 use super::str_split::{ceil_boundary, Cut, StrSplitProducer};
+use crate::par::iter::Par;
+use crate::par::producer::Indexed;
+use crate::par::producer::Producer;
 
 /// The characters that start in positions `begin..end` of `text`, and the
 /// byte index where they begin.

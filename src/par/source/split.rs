@@ -15,7 +15,7 @@
 //! - A walk finds the nodes in parallel near the root: the children of a
 //!   node in the top few levels (enough for about four subtrees per thread on a binary
 //!   tree) are walked under
-//!   [`crate::join`] (halves of the list of children, recursively), each
+//!   [`crate::pool::join`] (halves of the list of children, recursively), each
 //!   into a `Vec` of its own, concatenated in order; below, each subtree is
 //!   walked depth first with a stack on one thread. So `children_of` runs on
 //!   every thread (it may be the costly part: a directory walk), in prefix
@@ -23,8 +23,8 @@
 //!   order, and the nodes then spread over the threads for the work on
 //!   them.
 
-use super::iter::{IntoParallelIterator, Par};
-use super::producer::VecProducer;
+use crate::par::iter::{IntoParallelIterator, Par};
+use crate::par::producer::VecProducer;
 use std::vec::Vec;
 
 /// Pieces per thread that [`split`] aims for.
@@ -56,7 +56,7 @@ where
     D: Send,
     S: Fn(D) -> (D, Option<D>) + Sync,
 {
-    let target = PIECES_PER_THREAD.saturating_mul(super::current_num_threads());
+    let target = PIECES_PER_THREAD.saturating_mul(crate::par::current_num_threads());
     // Each piece, and whether the splitter may still cut it.
     let mut pieces: Vec<(D, bool)> = Vec::with_capacity(target.saturating_mul(2).min(1 << 16));
     pieces.push((data, true));
@@ -94,7 +94,7 @@ where
 /// The levels of a walk whose children are walked in parallel: enough for
 /// about four subtrees per thread of the current pool on a binary tree.
 fn parallel_levels() -> u32 {
-    let threads = super::current_num_threads();
+    let threads = crate::par::current_num_threads();
     if threads <= 1 {
         return 0;
     }
@@ -158,7 +158,7 @@ where
 }
 
 /// The subtrees under `children`, in order, the two halves of the list
-/// walked under [`crate::join`].
+/// walked under [`crate::pool::join`].
 fn walk_children<T, B, I>(
     mut children: Vec<T>,
     children_of: &B,
@@ -179,7 +179,7 @@ where
         }
         n => {
             let right = children.split_off(n / 2);
-            let (mut left, mut right) = crate::join(
+            let (mut left, mut right) = crate::pool::join(
                 || walk_children(children, children_of, order, levels),
                 || walk_children(right, children_of, order, levels),
             );

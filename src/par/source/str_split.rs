@@ -21,7 +21,7 @@
 //! runs over it): the work stays linear however small the blocks are.
 
 use super::pattern::Pattern;
-use super::producer::Producer;
+use crate::par::producer::Producer;
 
 /// Which pieces a split yields, and how each is cut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,10 +2,10 @@
 //! rayon's names: `par_chunks`, `par_windows`, `par_chunks_exact`,
 //! `par_rchunks(_exact)`, `par_split` and `par_split_inclusive`.
 
-use super::iter::Par;
-use super::producer::ChunksProducer;
 use super::slice_split::SliceSplitProducer;
 use super::slices::{ChunksExactProducer, RChunksExactProducer, RChunksProducer, WindowsProducer};
+use crate::par::iter::Par;
+use crate::par::producer::ChunksProducer;
 
 /// The parallel methods of shared slices (and `Vec`s, through deref),
 /// with rayon's names and bounds.

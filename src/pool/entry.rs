@@ -1,0 +1,295 @@
+//! The calls that run on the current pool's nested engine: [`join`],
+//! [`join_context`], [`scope`], [`in_place_scope`], [`yield_now`] and
+//! [`yield_local`], and the same calls as methods of a [`ThreadPool`].
+//!
+//! Each finds the worker of the region this thread runs in; outside every
+//! region, it enters one on the pool `install`ed at this level of nesting,
+//! else on the installed or global pool (`current.rs`). The work itself is
+//! the nested engine's (`nest/`): one join, one scope, one yield on a
+//! worker.
+
+use super::current::{installed_is_none_or, with_current_pool, with_installed_here};
+use super::ThreadPool;
+use crate::nest::join::{join_on, FnContext};
+use crate::nest::region::enter;
+use crate::nest::scope::{scope_on, Scope};
+use crate::nest::worker::Worker;
+use crate::nest::yielding::{yield_local_on, yield_on, Yield};
+
+/// Runs `f` with a worker of the pool a call on this thread belongs to:
+/// the pool `install`ed at this level of nesting, else the region this
+/// thread runs in, else the installed or global pool (entering a region).
+#[inline]
+pub(crate) fn on_current_pool<R>(f: impl FnOnce(&Worker) -> R) -> R {
+    // Inside a region: an `install` of another pool hides the worker
+    // (`Worker::hide_unless_of`), so a worker found is the one to use.
+    Worker::with_current(|worker| match worker {
+        Some(worker) => f(worker),
+        None => enter_current(f),
+    })
+}
+
+/// Outside every region: enters the pool installed at this level of
+/// nesting, else the installed or global pool.
+#[cold]
+#[inline(never)]
+fn enter_current<R>(f: impl FnOnce(&Worker) -> R) -> R {
+    with_installed_here(|here| match here {
+        Some(pool) => enter_pool(pool, f),
+        None => with_current_pool(|pool| enter_pool(pool, f)),
+    })
+}
+
+fn enter_pool<R>(pool: &ThreadPool, f: impl FnOnce(&Worker) -> R) -> R {
+    enter(pool.team(), pool.nest(), f)
+}
+
+/// Runs `a` and `b`, potentially in parallel, and returns both results.
+///
+/// `a` runs on the calling thread; `b` stays on the caller's stack frame
+/// and goes to an idle thread of the pool that asks for work, else runs on
+/// the caller after `a`. So a `join` costs about a function call when all
+/// threads are busy, and closures may borrow the caller's stack. A join
+/// near the top of a thread's work offers `b` to askers until `a` returns;
+/// one deeper in a recursion (nearly every join of one) offers it only to a
+/// thread already asking when the join begins, so never make `a` wait for
+/// `b` to run elsewhere (on a pool of one thread, it never would).
+///
+/// The pool is the one [`ThreadPool::install`] made current, else
+/// the one whose region this thread runs in, else the global pool
+/// ([`global`](crate::pool::current::global)). A call from outside a region takes the whole team
+/// with one fork; a call made inside a plain fork's task (a `for_n` closure,
+/// say) of that busy team runs both closures on the calling thread.
+///
+/// Both closures always run. If either panics, the panic resumes on the
+/// caller once both have finished (`a`'s if both panic).
+///
+/// ```
+/// fn fib(n: u64) -> u64 {
+///     if n < 2 {
+///         return n;
+///     }
+///     let (a, b) = tine::join(|| fib(n - 1), || fib(n - 2));
+///     a + b
+/// }
+/// assert_eq!(fib(20), 6765);
+///
+/// // Closures may borrow the caller's stack.
+/// let mut left = vec![3, 1, 2];
+/// let mut right = vec![6, 5, 4];
+/// tine::join(|| left.sort(), || right.sort());
+/// assert_eq!((left, right), (vec![1, 2, 3], vec![4, 5, 6]));
+/// ```
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    on_current_pool(|worker| join_on::<_, _, _, _, false>(worker, |_| a(), |_| b()))
+}
+
+/// As [`join`], with each closure told through a [`FnContext`] whether it
+/// migrated to another thread.
+///
+/// ```
+/// let (a, b) = tine::join_context(|ctx| ctx.migrated(), |_| 7);
+/// assert!(!a); // the first closure runs on the caller
+/// assert_eq!(b, 7);
+/// ```
+pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    on_current_pool(|worker| join_on::<_, _, _, _, false>(worker, a, b))
+}
+
+/// [`join`] for closures known to be coarse (a parallel sort's parts):
+/// `b` is offered to idle threads at once, not at the next join after one
+/// asks, so a thread that wakes while `a` runs a long serial leaf finds it.
+/// Costs an atomic store and a take-back compare-exchange per call.
+#[cfg_attr(test, allow(dead_code))] // the sort's unit tests swap it out
+pub(crate) fn join_coarse<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    on_current_pool(|worker| join_on::<_, _, _, _, true>(worker, |_| a(), |_| b()))
+}
+
+/// Runs `op` with a [`Scope`] whose [`Scope::spawn`] starts tasks that may
+/// borrow the caller's stack, and returns `op`'s result once every task
+/// has finished.
+///
+/// Tasks run on the threads of the pool the call belongs to (as for
+/// [`join`]: the installed pool, else the region's, else the global
+/// pool). A panic in `op` or in any task resumes on the caller after every
+/// task has finished (`op`'s first, else the first task's).
+///
+/// tine offers no detached `spawn`: [`spawn`](crate::pool::spawn) already means "spawn a
+/// pool" (fork_union's name), and every tine call joins before it returns.
+/// Spawn into a `scope` instead.
+///
+/// ```
+/// let mut sums = [0u64; 4];
+/// let data: Vec<u64> = (1..=100).collect();
+/// tine::scope(|s| {
+///     for (sum, chunk) in sums.iter_mut().zip(data.chunks(25)) {
+///         s.spawn(move |_| *sum = chunk.iter().sum());
+///     }
+/// });
+/// assert_eq!(sums.iter().sum::<u64>(), 5050);
+/// ```
+pub fn scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    on_current_pool(|worker| scope_on(worker, op))
+}
+
+/// rayon's `in_place_scope`: a [`scope`] whose `op` runs on the calling
+/// thread. Every tine scope does (the caller is thread 0 of its region),
+/// so this is [`scope`]; unlike rayon's, it asks `op` and its result to be
+/// `Send`, as [`scope`] does.
+///
+/// ```
+/// let mut total = 0u64;
+/// tine::in_place_scope(|s| s.spawn(|_| total = (1..=10).sum()));
+/// assert_eq!(total, 55);
+/// ```
+pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    scope(op)
+}
+
+/// Whether this thread works for a pool outside any region: inside an
+/// `install`, or in a task of a plain fork.
+fn in_a_pool() -> bool {
+    crate::team::in_task() || !installed_is_none_or(|_| false)
+}
+
+/// Runs one pending job of the current region, this thread's own first,
+/// then one another thread promoted. Outside every region (no `join`,
+/// `scope` or nested parallel call encloses this point) there is none:
+/// `Some(Yield::Idle)` inside an `install` or a fork's task, `None` on a
+/// thread outside every pool, as rayon answers on threads outside its
+/// pools.
+///
+/// ```
+/// let pool = tine::spawn(2);
+/// assert_eq!(tine::yield_now(), None); // outside every pool
+/// assert_eq!(pool.install(tine::yield_now), Some(tine::Yield::Idle));
+/// pool.scope(|s| {
+///     s.spawn(|_| {});
+///     // The spawned task is pending here, or another thread took it.
+///     assert!(tine::yield_now().is_some());
+/// });
+/// ```
+pub fn yield_now() -> Option<Yield> {
+    Worker::with_current(|worker| match worker {
+        Some(worker) => Some(yield_on(worker)),
+        None => in_a_pool().then_some(Yield::Idle),
+    })
+}
+
+/// As [`yield_now`], but runs only this thread's own pending jobs.
+pub fn yield_local() -> Option<Yield> {
+    Worker::with_current(|worker| match worker {
+        Some(worker) => Some(yield_local_on(worker)),
+        None => in_a_pool().then_some(Yield::Idle),
+    })
+}
+
+impl ThreadPool {
+    /// [`join`] on this pool: `self.install(|| tine::join(a, b))`.
+    ///
+    /// ```
+    /// let pool = tine::spawn(2);
+    /// let (a, b) = pool.join(|| 1 + 1, || 2 + 2);
+    /// assert_eq!((a, b), (2, 4));
+    /// ```
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        self.install(|| join(a, b))
+    }
+
+    /// [`scope`] on this pool: `self.install(|| tine::scope(op))`.
+    ///
+    /// ```
+    /// let pool = tine::spawn(3);
+    /// let mut halves = [0u32; 2];
+    /// let (low, high) = halves.split_at_mut(1);
+    /// pool.scope(|s| {
+    ///     s.spawn(|_| low[0] = (1..=50).sum());
+    ///     s.spawn(|_| high[0] = (51..=100).sum());
+    /// });
+    /// assert_eq!(halves[0] + halves[1], 5050);
+    /// ```
+    pub fn scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.install(|| scope(op))
+    }
+
+    /// rayon's `ThreadPool::in_place_scope`: [`ThreadPool::scope`], whose
+    /// `op` always runs on the calling thread (see
+    /// [`in_place_scope`]).
+    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.scope(op)
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::join_coarse;
+    use crate::pool::ThreadPool;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+
+    /// `b` of a coarse join reaches the idle thread while `a` runs without
+    /// joining again (a plain join would keep it until `a`'s next join).
+    #[test]
+    fn a_coarse_join_offers_b_at_once() {
+        let pool = ThreadPool::try_spawn(2).expect("a pool");
+        let flag = AtomicBool::new(false);
+        let (seen, ()) = pool.install(|| {
+            join_coarse(
+                || {
+                    let start = Instant::now();
+                    // Acquire: pairs with the Release store in `b`.
+                    while !flag.load(Ordering::Acquire) {
+                        if start.elapsed() > Duration::from_secs(20) {
+                            return false;
+                        }
+                        std::thread::yield_now();
+                    }
+                    true
+                },
+                // Release: pairs with the Acquire load in `a`.
+                || flag.store(true, Ordering::Release),
+            )
+        });
+        assert!(seen, "b never ran while a waited for it");
+    }
+}
