@@ -4,6 +4,7 @@
 //! plain serial iterator chain.
 
 use super::producer::{Indexed, Producer};
+use crate::wait::SpinLock;
 
 /// The items of an adaptor's `Producer` impl that pass straight through
 /// to the producer it wraps, `self.$base` of type `$P`, position for
@@ -148,14 +149,27 @@ impl<S, I: Fn() -> S + Sync> MakeState for I {
     }
 }
 
-/// `map_with`'s state maker: clones the value it holds.
-#[derive(Debug)]
-pub struct CloneOf<S>(pub(super) S);
+/// `map_with`'s state maker: clones the value it holds, one thread at a
+/// time, so that the value need only be `Send`, as rayon asks (a thread
+/// clones it once per range it runs, under a lock held for the clone).
+pub struct CloneOf<S>(SpinLock<S>);
 
-impl<S: Clone + Sync> MakeState for CloneOf<S> {
+impl<S> CloneOf<S> {
+    pub(in crate::par) fn new(value: S) -> Self {
+        CloneOf(SpinLock::new(value))
+    }
+}
+
+impl<S> core::fmt::Debug for CloneOf<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CloneOf").finish_non_exhaustive()
+    }
+}
+
+impl<S: Clone + Send> MakeState for CloneOf<S> {
     type State = S;
     fn make(&self) -> S {
-        self.0.clone()
+        self.0.with(|value| value.clone())
     }
 }
 

@@ -12,6 +12,8 @@ use core::cmp::Ordering as Order;
 use core::iter::{Product, Sum};
 use core::marker::PhantomData;
 use crossbeam_utils::CachePadded;
+use std::collections::LinkedList;
+use std::vec::Vec;
 
 /// Runs `consumer` over `par`.
 #[inline]
@@ -388,4 +390,46 @@ where
         Ok(value) => P::Item::from_output(value),
         Err((_, failure)) => P::Item::from_residual(failure),
     }
+}
+
+/// `collect_vec_list`: each thread's items in one `Vec`, the `Vec`s in
+/// input order. Static only, so that thread order is input order.
+struct VecList;
+
+impl<T: Send> Consumer<T> for VecList {
+    type Acc = LinkedList<Vec<T>>;
+    const STATIC_ONLY: bool = true;
+    fn start(&self) -> Self::Acc {
+        LinkedList::new()
+    }
+    #[inline]
+    fn fold<I: Iterator<Item = T>>(
+        &self,
+        mut acc: Self::Acc,
+        _first: usize,
+        items: I,
+    ) -> Self::Acc {
+        match acc.back_mut() {
+            Some(last) => last.extend(items),
+            None => {
+                let first: Vec<T> = items.collect();
+                // A share with no items leaves no `Vec` in the list.
+                if !first.is_empty() {
+                    acc.push_back(first);
+                }
+            }
+        }
+        acc
+    }
+    fn combine(&self, mut left: Self::Acc, mut right: Self::Acc) -> Self::Acc {
+        left.append(&mut right);
+        left
+    }
+}
+
+pub(crate) fn vec_list<P: Producer>(par: Par<P>) -> LinkedList<Vec<P::Item>>
+where
+    P::Item: Send,
+{
+    run(par, &VecList)
 }

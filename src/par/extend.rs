@@ -11,10 +11,9 @@
 //! (`collect.rs`).
 
 use super::drive::{drive, Consumer};
-use super::iter::{FromParallelIterator, IntoParallelIterator, Par, ParallelIterator};
+use super::iter::{FromParallelIterator, IntoParallelIterator, Par};
 use super::producer::Producer;
 use either::Either;
-use std::boxed::Box;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
 use std::string::String;
@@ -126,40 +125,6 @@ copied_refs! {
     impl[K: 'a + Copy + Send + Sync + Eq + Hash, V: 'a + Copy + Send + Sync, S: BuildHasher + Default + Send]
         HashMap<K, V, S>, (&'a K, &'a V), |(key, value)| (*key, *value);
     impl[] String, &'a char, |c| *c;
-}
-
-/// `collect::<Box<[T]>>()`.
-impl<T: Send> FromParallelIterator<T> for Box<[T]> {
-    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
-        Vec::from_par_iter(par_iter).into_boxed_slice()
-    }
-}
-
-/// `collect::<String>()` from `&char`, as rayon has it.
-impl<'a> FromParallelIterator<&'a char> for String {
-    fn from_par_iter<I: IntoParallelIterator<Item = &'a char>>(par_iter: I) -> Self {
-        Vec::from_par_iter(par_iter).into_iter().collect()
-    }
-}
-
-/// `collect::<(A, B)>()` from pairs: `unzip`.
-impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
-where
-    A: Send,
-    B: Send,
-    FromA: Default + Send + ParallelExtend<A>,
-    FromB: Default + Send + ParallelExtend<B>,
-{
-    fn from_par_iter<I: IntoParallelIterator<Item = (A, B)>>(par_iter: I) -> Self {
-        par_iter.into_par_iter().unzip()
-    }
-}
-
-/// `collect::<()>()`: runs the iterator for its effects, as rayon allows.
-impl FromParallelIterator<()> for () {
-    fn from_par_iter<I: IntoParallelIterator<Item = ()>>(par_iter: I) -> Self {
-        par_iter.into_par_iter().for_each(drop);
-    }
 }
 
 /// Appends `right` to `left` (both runs of consecutive positions).
@@ -287,11 +252,8 @@ where
     B: Default + ParallelExtend<R>,
     F: Fn(P::Item) -> Either<L, R> + Sync,
 {
-    let (producer, config) = par.into_parts();
-    let (lefts, rights) = drive(&producer, &config, &SplitMap(predicate));
     let (mut left, mut right) = (A::default(), B::default());
-    left.extend_from_vec(lefts);
-    right.extend_from_vec(rights);
+    partition_map_into(par, predicate, &mut left, &mut right);
     (left, right)
 }
 
@@ -304,10 +266,44 @@ where
     FromA: Default + ParallelExtend<A>,
     FromB: Default + ParallelExtend<B>,
 {
+    let (mut left, mut right) = (FromA::default(), FromB::default());
+    unzip_into(par, &mut left, &mut right);
+    (left, right)
+}
+
+/// `unzip` onto two collections that may hold items already: each half
+/// appended in input order.
+pub(crate) fn unzip_into<P, A, B, FromA, FromB>(par: Par<P>, left: &mut FromA, right: &mut FromB)
+where
+    P: Producer<Item = (A, B)>,
+    A: Send,
+    B: Send,
+    FromA: ParallelExtend<A>,
+    FromB: ParallelExtend<B>,
+{
     let (producer, config) = par.into_parts();
     let (lefts, rights) = drive(&producer, &config, &Unzip);
-    let (mut left, mut right) = (FromA::default(), FromB::default());
     left.extend_from_vec(lefts);
     right.extend_from_vec(rights);
-    (left, right)
+}
+
+/// `partition_map` onto two collections that may hold items already: the
+/// `Left`s and the `Right`s appended, each in input order.
+pub(crate) fn partition_map_into<P, A, B, F, L, R>(
+    par: Par<P>,
+    predicate: F,
+    left: &mut A,
+    right: &mut B,
+) where
+    P: Producer,
+    L: Send,
+    R: Send,
+    A: ParallelExtend<L>,
+    B: ParallelExtend<R>,
+    F: Fn(P::Item) -> Either<L, R> + Sync,
+{
+    let (producer, config) = par.into_parts();
+    let (lefts, rights) = drive(&producer, &config, &SplitMap(predicate));
+    left.extend_from_vec(lefts);
+    right.extend_from_vec(rights);
 }

@@ -17,7 +17,10 @@ use super::adaptor::{
     Map, MapInit, MapWith, Pooled, TryFold, TryFoldWith, Update,
 };
 #[macro_use]
+mod compare;
+#[macro_use]
 mod consuming;
+mod convert;
 mod indexed;
 mod par;
 
@@ -28,10 +31,11 @@ use super::consume;
 use super::extend::{self, ParallelExtend};
 use super::producer::Producer;
 use crate::schedule::ForkJoin;
+pub use convert::{FromParallelIterator, IntoParallelIterator, Try};
 use core::cmp::Ordering;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
-pub use indexed::{FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, Try};
+pub use indexed::IndexedParallelIterator;
 pub use par::Par;
 
 /// A parallel iterator, with rayon's methods. Implemented by [`Par`]; bring
@@ -74,13 +78,13 @@ pub trait ParallelIterator: Sized + Send {
     /// runs (rayon's `map_with`).
     fn map_with<S, F, R>(self, value: S, f: F) -> Par<MapWith<Self::Producer, S, F>>
     where
-        S: Clone + Send + Sync,
+        S: Clone + Send,
         F: Fn(&mut S, Self::Item) -> R + Sync + Send,
         R: Send,
     {
         self.into_par().wrap(|base| MapInit {
             base,
-            init: CloneOf(value),
+            init: CloneOf::new(value),
             f,
         })
     }
@@ -192,16 +196,15 @@ pub trait ParallelIterator: Sized + Send {
     }
 
     /// [`fold`](Self::fold) from a clone of `init` per range, as rayon's
-    /// `fold_with` (which needs `T: Clone + Send`; tine also needs `Sync`,
-    /// since the threads clone one shared `init`, as in `map_with`).
+    /// `fold_with`.
     fn fold_with<T, F>(self, init: T, f: F) -> Par<Fold<Self::Producer, CloneOf<T>, F>>
     where
-        T: Clone + Send + Sync,
+        T: Clone + Send,
         F: Fn(T, Self::Item) -> T + Sync + Send,
     {
         self.into_par().wrap(|base| Fold {
             base,
-            identity: CloneOf(init),
+            identity: CloneOf::new(init),
             f,
         })
     }
@@ -247,16 +250,15 @@ pub trait ParallelIterator: Sized + Send {
     }
 
     /// [`try_fold`](Self::try_fold) from a clone of `init` per range, as
-    /// rayon's `try_fold_with` (tine also needs `T: Sync`, as in
-    /// [`fold_with`](Self::fold_with)).
+    /// rayon's `try_fold_with`.
     fn try_fold_with<F, T, R>(self, init: T, f: F) -> Par<TryFoldWith<Self::Producer, T, F, R>>
     where
         F: Fn(T, Self::Item) -> R + Sync + Send,
         R: Try<Output = T> + Send,
-        T: Clone + Send + Sync,
+        T: Clone + Send,
     {
         self.into_par()
-            .wrap(|base| TryFold::new(base, CloneOf(init), f))
+            .wrap(|base| TryFold::new(base, CloneOf::new(init), f))
     }
 
     /// Any `n` of the items (all if there are fewer), in no set order, as

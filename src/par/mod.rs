@@ -65,10 +65,10 @@
 //! | the same on `HashMap`, `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`, `BinaryHeap` | same; the items (or references) are gathered into a `Vec` first, one allocation per call, as rayon does for these |
 //! | `par_chunks(k)`, `par_chunks_mut(k)` | same (`k == 0` panics with rayon's message) |
 //! | `rayon::iter::split(data, splitter)`, `walk_tree_prefix`, `walk_tree_postfix`, `walk_tree` | same, in the same order; `split` cuts on the caller (breadth first, up to four pieces per thread); a walk finds the nodes near the root under `join`, deeper ones depth first on one thread each; the items then spread over the threads |
-//! | `rayon::iter::{empty, once, repeat, repeat_n}`; `into_par_iter` on `Option`, `Result` (its `Ok` value) and arrays (owned, `&`, `&mut`) | same, with no allocation (the owned items are held inline); `repeat` needs `T: Sync` too |
+//! | `rayon::iter::{empty, once, repeat, repeat_n}`; `into_par_iter` on `Option`, `Result` (its `Ok` value) and arrays (owned, `&`, `&mut`) | same, with no allocation (the owned items are held inline) |
 //! | `rayon::vec::IntoIter`, `rayon::range::Iter`, `rayon::option::*`, `rayon::result::*`, `rayon::array::IntoIter`, `rayon::collections::*::*`, `rayon::slice::{Iter, Chunks, Windows, ...}` | the same paths ([`crate::compat::vec`], [`crate::compat::collections`], ...), aliases of the one type, [`Par`] |
 //! | `map`, `map_init`, `map_with`, `inspect`, `filter`, `filter_map`, `flat_map_iter`, `enumerate`, `zip`, `chain`, `skip`, `take`, `copied`, `cloned`, `with_min_len`, `with_max_len` | same (`skip` and `take` on indexed iterators, as in rayon) |
-//! | `rev`, `step_by`, `chunks`, `fold_chunks`, `fold_chunks_with`, `positions`, `interleave`, `interleave_shortest`, `unzip_into_vecs` (indexed iterators) | same (a chunk size of 0 panics with rayon's message, a step of 0 as rayon's does); `rev` fetches each item from its position on its own ([`Rev`]); `fold_chunks_with` and `try_fold_with` also need `T: Sync`, as `fold_with` does |
+//! | `rev`, `step_by`, `chunks`, `fold_chunks`, `fold_chunks_with`, `positions`, `interleave`, `interleave_shortest`, `unzip_into_vecs` (indexed iterators) | same (a chunk size of 0 panics with rayon's message, a step of 0 as rayon's does); `rev` fetches each item from its position on its own ([`Rev`]) |
 //! | `update`, `try_fold`, `try_fold_with`, `take_any`, `skip_any` | same, on every iterator; `take_any`/`skip_any` count items with one atomic per call |
 //! | `by_exponential_blocks`, `by_uniform_blocks(n)` | accepted, the iterator unchanged: tine's driver already runs each call in blocks (growing ones on the caller, at most [`drive::STOP_BLOCK`] between checks for an early stop) |
 //! | `flat_map(f)` with `f` returning a parallel iterator, `flatten`, `flatten_iter` | same; one fork runs the outer items, and each inner parallel iterator runs serially on its outer item's thread ([`Serial`]) |
@@ -108,9 +108,6 @@
 //!   `ThreadPool::spawn` (every tine call joins before it returns; spawn into
 //!   a `scope`; `tine::spawn(n)` spawns a pool, fork_union's name), and the
 //!   builder's `spawn_handler`, `breadth_first` and `build_scoped`.
-//! - `map_with`, `fold_with`, `fold_chunks_with`, `try_fold_with` and
-//!   `repeat` need `T: Sync` as well as rayon's `Send + Clone`: the threads
-//!   clone one shared value.
 //! - The inner parallel iterator of a `flat_map` or `flatten` runs serially
 //!   on its outer item's thread: one fork runs the outer items, so split the
 //!   outer side finer.
@@ -140,11 +137,13 @@ mod consume;
 pub mod cutoff;
 pub mod drive;
 mod extend;
+mod find_last;
 mod iter;
 mod producer;
 mod settings;
 mod sort;
 pub(crate) mod source;
+mod targets;
 
 pub use crate::pool::current::{current_num_threads, global, THREADS_VAR};
 pub use adaptor::{
@@ -172,7 +171,7 @@ pub use source::slices::{
     RChunksMutProducer, RChunksProducer, WindowsProducer,
 };
 pub use source::small::{
-    empty, once, repeat, repeat_n, repeatn, Empty, InlineProducer, Once, Repeat, RepeatN,
+    empty, once, repeat, repeat_n, repeatn, Clones, Empty, InlineProducer, Once, Repeat, RepeatN,
     RepeatProducer,
 };
 pub use source::split::{split, walk_tree, walk_tree_postfix, walk_tree_prefix, Gathered};

@@ -13,13 +13,13 @@
 //!   call from that `Drop` forks like any other call.
 //! - Losers are rare (two shares of one fork must panic), so their list may
 //!   allocate: the fork path without panics allocates nothing.
-//! - Two losers may push at once: a spin lock of the crate's own atomics
-//!   (`pushing`) lets one push at a time. Not `std::sync::Mutex`: the
-//!   sanitizer CI's std is not instrumented, so ThreadSanitizer cannot see
-//!   a std lock's ordering and reported two losers' pushes as a race. The
-//!   holder reads the list after the join, when no share pushes any more.
+//! - Two losers may push at once: the list is behind a [`SpinLock`] (the
+//!   crate's own atomics, which ThreadSanitizer sees, unlike the sanitizer
+//!   CI's uninstrumented std locks). The holder takes the list after the
+//!   join, when no share pushes any more.
 
 use crate::sync::{AtomicBool, Ordering, UnsafeCell};
+use crate::wait::SpinLock;
 use std::any::Any;
 use std::boxed::Box;
 use std::vec::Vec;
@@ -32,10 +32,8 @@ pub(crate) struct PanicSlot {
     taken: AtomicBool,
     payload: UnsafeCell<Option<Payload>>,
     /// Payloads that lost the race, kept for the holder to drop later;
-    /// pushed to under `pushing`, read by the holder after the join.
-    losers: UnsafeCell<Vec<Payload>>,
-    /// Held by the loser pushing onto `losers`.
-    pushing: AtomicBool,
+    /// read by the holder after the join.
+    losers: SpinLock<Vec<Payload>>,
 }
 
 impl PanicSlot {
@@ -43,8 +41,7 @@ impl PanicSlot {
         PanicSlot {
             taken: AtomicBool::new(false),
             payload: UnsafeCell::new(None),
-            losers: UnsafeCell::new(Vec::new()),
-            pushing: AtomicBool::new(false),
+            losers: SpinLock::new(Vec::new()),
         }
     }
 
@@ -58,21 +55,9 @@ impl PanicSlot {
             self.payload
                 .with_mut(|slot| unsafe { *slot = Some(payload) });
         } else {
-            // Acquire: pairs with the Release store below of the loser that
-            // pushed before us.
-            while self.pushing.swap(true, Ordering::Acquire) {
-                #[cfg(loom)]
-                crate::sync::model_yield();
-                #[cfg(not(loom))]
-                std::thread::yield_now();
-            }
-            // SAFETY: `pushing` is ours, so no other loser touches the
-            // list, and the holder reads it only after the join.
-            self.losers
-                .with_mut(|losers| unsafe { (*losers).push(payload) });
-            // Release: pairs with the next loser's Acquire swap above (the
-            // holder's read is ordered by the join).
-            self.pushing.store(false, Ordering::Release);
+            // One loser at a time; the holder's read is ordered after every
+            // push by the join.
+            self.losers.with(|losers| losers.push(payload));
         }
     }
 
@@ -89,10 +74,9 @@ impl PanicSlot {
     #[cold]
     fn take_taken(&self, losers: &mut Vec<Payload>) -> Option<Payload> {
         self.taken.store(false, Ordering::Relaxed);
-        // SAFETY: every share has ended (joined), so no one else touches
-        // the list; the join's Acquire orders every loser's push before.
-        self.losers
-            .with_mut(|kept| unsafe { losers.append(&mut *kept) });
+        // Every share has ended (joined), so the lock is free; the join's
+        // Acquire orders every loser's push before.
+        self.losers.with(|kept| losers.append(kept));
         // SAFETY: every share has ended (joined), so no one else touches it.
         self.payload.with_mut(|slot| unsafe { (*slot).take() })
     }

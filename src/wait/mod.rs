@@ -89,9 +89,13 @@ mod doorbell;
 #[cfg(feature = "std")]
 mod parking;
 #[cfg(feature = "std")]
+mod spin_lock;
+#[cfg(feature = "std")]
 pub(crate) use doorbell::Doorbell;
 #[cfg(feature = "std")]
 pub(crate) use parking::Parking;
+#[cfg(feature = "std")]
+pub(crate) use spin_lock::SpinLock;
 
 /// The OS backend that blocks a parked thread: a futex on Linux, a
 /// mutex and condition variable elsewhere and under loom.

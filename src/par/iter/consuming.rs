@@ -32,7 +32,7 @@ macro_rules! consuming_methods {
         /// runs.
         fn for_each_with<S, F>(self, value: S, f: F)
         where
-            S: Clone + Send + Sync,
+            S: Clone + Send,
             F: Fn(&mut S, Self::Item) + Sync + Send,
         {
             self.map_with(value, f).for_each(|()| {})
@@ -273,6 +273,127 @@ macro_rules! consuming_methods {
             <Self::Item as Try>::Residual: Send,
         {
             consume::try_reduce(self.into_par(), identity, op)
+        }
+
+        /// [`try_reduce`](Self::try_reduce) with no identity, as rayon's
+        /// `try_reduce_with`: `None` if there are no items, else the
+        /// reduction of the successes, or the failure of the lowest position.
+        ///
+        /// ```
+        /// use tine::prelude::*;
+        ///
+        /// let sum = (1..=100u32).into_par_iter().map(Some).try_reduce_with(|a, b| a.checked_add(b));
+        /// assert_eq!(sum, Some(Some(5050)));
+        /// let none: Option<Option<u32>> = (0..0u32).into_par_iter().map(Some).try_reduce_with(|a, b| Some(a + b));
+        /// assert_eq!(none, None);
+        /// ```
+        fn try_reduce_with<T, F>(self, op: F) -> Option<Self::Item>
+        where
+            F: Fn(T, T) -> Self::Item + Sync + Send,
+            Self::Item: Try<Output = T>,
+            T: Send,
+            <Self::Item as Try>::Residual: Send,
+        {
+            let reduced = self
+                .map(|item| Try::into_result(item).map(Some))
+                .try_reduce(
+                    || None,
+                    |left, right| match (left, right) {
+                        (Some(left), Some(right)) => Try::into_result(op(left, right)).map(Some),
+                        (left, right) => Ok(left.or(right)),
+                    },
+                );
+            match reduced {
+                Ok(None) => None,
+                Ok(Some(output)) => Some(Try::from_output(output)),
+                Err(residual) => Some(Try::from_residual(residual)),
+            }
+        }
+
+        /// [`try_for_each`](Self::try_for_each) with a clone of `value` per
+        /// range a thread runs, as rayon's `try_for_each_with`.
+        ///
+        /// ```
+        /// use std::sync::mpsc::channel;
+        /// use tine::prelude::*;
+        ///
+        /// let (sender, receiver) = channel();
+        /// let sent = (0..5u32).into_par_iter().try_for_each_with(sender, |s, x| s.send(x));
+        /// assert!(sent.is_ok());
+        /// let mut got: Vec<u32> = receiver.iter().collect();
+        /// got.sort();
+        /// assert_eq!(got, [0, 1, 2, 3, 4]);
+        /// ```
+        fn try_for_each_with<S, F, R>(self, value: S, f: F) -> R
+        where
+            S: Clone + Send,
+            F: Fn(&mut S, Self::Item) -> R + Sync + Send,
+            R: Try<Output = ()> + Send,
+            R::Residual: Send,
+        {
+            self.map_with(value, f).try_for_each(|result| result)
+        }
+
+        /// [`try_for_each`](Self::try_for_each) with a state that `init` makes
+        /// per range a thread runs, as rayon's `try_for_each_init`.
+        fn try_for_each_init<I, S, F, R>(self, init: I, f: F) -> R
+        where
+            I: Fn() -> S + Sync + Send,
+            F: Fn(&mut S, Self::Item) -> R + Sync + Send,
+            R: Try<Output = ()> + Send,
+            R::Residual: Send,
+        {
+            self.map_init(init, f).try_for_each(|result| result)
+        }
+
+        /// The item of the highest position for which `f` is true, as
+        /// rayon's `find_last`: blocks below the highest found so far are
+        /// skipped.
+        ///
+        /// ```
+        /// use tine::prelude::*;
+        ///
+        /// let v = vec![3, 8, 5, 8, 1];
+        /// assert_eq!(v.par_iter().enumerate().find_last(|(_, &x)| x == 8), Some((3, &8)));
+        /// ```
+        fn find_last<F>(self, f: F) -> Option<Self::Item>
+        where
+            F: Fn(&Self::Item) -> bool + Sync + Send,
+        {
+            crate::par::find_last::find_last(self.into_par(), |item| f(&item).then_some(item))
+        }
+
+        /// The answer of `f` for the highest position it answers, as rayon's
+        /// `find_map_last`.
+        fn find_map_last<F, R>(self, f: F) -> Option<R>
+        where
+            F: Fn(Self::Item) -> Option<R> + Sync + Send,
+            R: Send,
+        {
+            crate::par::find_last::find_last(self.into_par(), f)
+        }
+
+        /// The items gathered into a list of `Vec`s, in input order, as
+        /// rayon's `collect_vec_list`: one `Vec` per thread's share, so no
+        /// items are moved to join them.
+        ///
+        /// ```
+        /// use tine::prelude::*;
+        ///
+        /// let list = (0..1000u32).into_par_iter().collect_vec_list();
+        /// assert!(list.iter().flatten().copied().eq(0..1000));
+        /// ```
+        fn collect_vec_list(self) -> std::collections::LinkedList<std::vec::Vec<Self::Item>> {
+            crate::par::consume::vec_list(self.into_par())
+        }
+
+        /// Stops the other threads' work soon after a panic in any of them,
+        /// as rayon's `panic_fuse`. Every tine call already does: after a
+        /// panic in one thread's share, the others skip their blocks that
+        /// have not started, and the first panic resumes on the caller. So
+        /// this returns the iterator as it is.
+        fn panic_fuse(self) -> Par<Self::Producer> {
+            self.into_par()
         }
     };
 }

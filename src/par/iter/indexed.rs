@@ -1,8 +1,7 @@
-//! [`IndexedParallelIterator`], and the conversions in and out of parallel
-//! iterators: [`IntoParallelIterator`], [`FromParallelIterator`], and the
-//! [`Try`] protocol of `try_for_each` and `try_reduce`.
+//! [`IndexedParallelIterator`]: the methods of iterators with exactly one
+//! item per position (the comparisons are spliced in from `compare.rs`).
 
-use super::{consume, Par, ParallelIterator};
+use super::{consume, IntoParallelIterator, Par, ParallelIterator};
 use crate::par::adaptor::{
     Chunks, CloneOf, Enumerate, FoldChunks, FoldChunksWith, Interleave, Positions, Rev, StepBy,
     Window, Zip,
@@ -159,7 +158,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
         fold_op: F,
     ) -> Par<FoldChunksWith<Self::Indexed, T, F>>
     where
-        T: Send + Sync + Clone,
+        T: Send + Clone,
         F: Fn(T, Self::Item) -> T + Send + Sync,
     {
         let par = self.into_indexed();
@@ -167,7 +166,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
         par.wrap(|base| FoldChunks {
             base,
             size: chunk_size,
-            identity: CloneOf(init),
+            identity: CloneOf::new(init),
             f: fold_op,
         })
     }
@@ -312,6 +311,8 @@ pub trait IndexedParallelIterator: ParallelIterator {
         let found = |(i, item)| f(item).then_some(i);
         consume::find(self.enumerate(), found, true)
     }
+
+    comparing_methods!();
 }
 
 impl<P: Indexed + Send> IndexedParallelIterator for Par<P>
@@ -326,75 +327,5 @@ where
 
     fn len(&self) -> usize {
         self.producer.as_ref().map_or(0, |p| p.len())
-    }
-}
-
-/// Conversion into a parallel iterator: `into_par_iter()` on `Vec<T>`,
-/// ranges, and references to slices and `Vec`s.
-pub trait IntoParallelIterator {
-    /// The parallel iterator.
-    type Iter: ParallelIterator<Item = Self::Item>;
-    /// Its items.
-    type Item: Send;
-    /// Converts `self`.
-    fn into_par_iter(self) -> Self::Iter;
-}
-
-impl<T: ParallelIterator> IntoParallelIterator for T {
-    type Iter = T;
-    type Item = T::Item;
-    fn into_par_iter(self) -> T {
-        self
-    }
-}
-
-/// Collecting a parallel iterator, in input order: implemented for `Vec<T>`
-/// (filled in place), the other standard collections and `String`
-/// (`extend.rs`), `()`, and `Result` and `Option` of any of them.
-pub trait FromParallelIterator<T: Send> {
-    /// Collects `iter`'s items in input order.
-    fn from_par_iter<I: IntoParallelIterator<Item = T>>(iter: I) -> Self;
-}
-
-/// The `?`-like protocol of `try_for_each` and `try_reduce`, implemented
-/// for `Result` and `Option` (rayon's private `Try`).
-pub trait Try: Sized {
-    /// The value of success.
-    type Output;
-    /// What a failure carries.
-    type Residual;
-    /// Splits into success or failure.
-    fn into_result(self) -> Result<Self::Output, Self::Residual>;
-    /// A success.
-    fn from_output(output: Self::Output) -> Self;
-    /// A failure.
-    fn from_residual(residual: Self::Residual) -> Self;
-}
-
-impl<T, E> Try for Result<T, E> {
-    type Output = T;
-    type Residual = E;
-    fn into_result(self) -> Result<T, E> {
-        self
-    }
-    fn from_output(output: T) -> Self {
-        Ok(output)
-    }
-    fn from_residual(residual: E) -> Self {
-        Err(residual)
-    }
-}
-
-impl<T> Try for Option<T> {
-    type Output = T;
-    type Residual = ();
-    fn into_result(self) -> Result<T, ()> {
-        self.ok_or(())
-    }
-    fn from_output(output: T) -> Self {
-        Some(output)
-    }
-    fn from_residual((): ()) -> Self {
-        None
     }
 }

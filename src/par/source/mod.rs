@@ -11,11 +11,13 @@
 //! - `strings.rs`: [`ParallelString`](strings::ParallelString);
 //!   `str_split.rs`: the pieces of a `&str` cut at a [`Pattern`](pattern::Pattern)
 //!   (`pattern.rs`).
+//! - `owned.rs`: `Vec<T>`, `Box<[T]>` and slices, owned and borrowed.
 //! - `collections.rs`: the standard collections other than `Vec`.
 //! - `small.rs`: `empty`, `once`, `repeat`, `Option`, `Result`, arrays.
 //! - `split.rs`: the recursive sources, `split` and `walk_tree*`.
 
 pub(crate) mod collections;
+pub(crate) mod owned;
 pub(crate) mod pattern;
 pub(crate) mod slice;
 pub(crate) mod slice_split;
@@ -26,62 +28,12 @@ pub(crate) mod str_split;
 pub(crate) mod strings;
 
 use crate::par::iter::{IntoParallelIterator, Par, ParallelIterator};
-use crate::par::producer::{
-    ChunksMutProducer, RangeInteger, RangeProducer, SliceMutProducer, SliceProducer, VecProducer,
-};
+use crate::par::producer::{ChunksMutProducer, RangeInteger, RangeProducer, SliceMutProducer};
 use crate::par::sort;
 use core::cmp::Ordering;
 use core::ops::{Range, RangeInclusive};
 use slice_split::SplitMutProducer;
 use slices::{ChunksExactMutProducer, RChunksExactMutProducer, RChunksMutProducer};
-use std::vec::Vec;
-
-impl<T: Send> IntoParallelIterator for Vec<T> {
-    type Iter = Par<VecProducer<T>>;
-    type Item = T;
-
-    /// Moves the items out. Items that a call does not consume (early stop,
-    /// a panic) are still dropped, once.
-    fn into_par_iter(self) -> Self::Iter {
-        Par::new(VecProducer::new(self))
-    }
-}
-
-impl<'a, T: Sync> IntoParallelIterator for &'a [T] {
-    type Iter = Par<SliceProducer<'a, T>>;
-    type Item = &'a T;
-
-    fn into_par_iter(self) -> Self::Iter {
-        Par::new(SliceProducer(self))
-    }
-}
-
-impl<'a, T: Sync> IntoParallelIterator for &'a Vec<T> {
-    type Iter = Par<SliceProducer<'a, T>>;
-    type Item = &'a T;
-
-    fn into_par_iter(self) -> Self::Iter {
-        Par::new(SliceProducer(self))
-    }
-}
-
-impl<'a, T: Send> IntoParallelIterator for &'a mut [T] {
-    type Iter = Par<SliceMutProducer<'a, T>>;
-    type Item = &'a mut T;
-
-    fn into_par_iter(self) -> Self::Iter {
-        Par::new(SliceMutProducer::new(self))
-    }
-}
-
-impl<'a, T: Send> IntoParallelIterator for &'a mut Vec<T> {
-    type Iter = Par<SliceMutProducer<'a, T>>;
-    type Item = &'a mut T;
-
-    fn into_par_iter(self) -> Self::Iter {
-        Par::new(SliceMutProducer::new(self))
-    }
-}
 
 impl<T: RangeInteger> IntoParallelIterator for Range<T> {
     type Iter = Par<RangeProducer<T>>;

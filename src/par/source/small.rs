@@ -8,6 +8,7 @@
 
 use crate::par::iter::{IntoParallelIterator, Par};
 use crate::par::producer::{Producer, VecRange};
+use crate::wait::SpinLock;
 use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
 
@@ -98,18 +99,66 @@ pub fn once<T: Send>(item: T) -> Once<T> {
 }
 
 /// `n` clones of one value: [`repeat_n`], and [`repeat`] with `n` as
-/// large as a `usize` goes.
-#[derive(Debug)]
+/// large as a `usize` goes. Each range clones the value once, one thread
+/// at a time, and its items are clones of that copy (the last one the copy
+/// itself), so the value need only be `Send`, as rayon asks.
 pub struct RepeatProducer<T> {
-    value: T,
+    value: SpinLock<T>,
     len: usize,
 }
 
+impl<T> RepeatProducer<T> {
+    fn new(value: T, len: usize) -> Self {
+        RepeatProducer {
+            value: SpinLock::new(value),
+            len,
+        }
+    }
+}
+
+impl<T> core::fmt::Debug for RepeatProducer<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RepeatProducer")
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The items of one range of a [`RepeatProducer`]: `left` clones of its own
+/// copy, the last being the copy.
+pub struct Clones<T> {
+    value: Option<T>,
+    left: usize,
+}
+
+impl<T: Clone> Iterator for Clones<T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        match self.left {
+            0 => None,
+            1 => {
+                self.left = 0;
+                self.value.take()
+            }
+            _ => {
+                self.left -= 1;
+                self.value.clone()
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
 // SAFETY: yields `end - begin` clones for positions `begin..end`.
-unsafe impl<T: Clone + Send + Sync> Producer for RepeatProducer<T> {
+unsafe impl<T: Clone + Send> Producer for RepeatProducer<T> {
     type Item = T;
     type Iter<'a>
-        = core::iter::Cloned<core::iter::Take<core::iter::Repeat<&'a T>>>
+        = Clones<T>
     where
         Self: 'a;
     const EXACT: bool = true;
@@ -119,7 +168,11 @@ unsafe impl<T: Clone + Send + Sync> Producer for RepeatProducer<T> {
     }
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        core::iter::repeat(&self.value).take(end - begin).cloned()
+        let left = end - begin;
+        Clones {
+            value: (left > 0).then(|| self.value.with(|value| value.clone())),
+            left,
+        }
     }
 
     unsafe fn drop_range(&self, _begin: usize, _end: usize) {}
@@ -131,8 +184,7 @@ pub type RepeatN<T> = Par<RepeatProducer<T>>;
 pub type Repeat<T> = Par<RepeatProducer<T>>;
 
 /// Clones of `value` without end, as rayon's `repeat`: bound it with
-/// `take`, or `zip` it with a finite iterator. tine's needs `T: Sync` as
-/// well as rayon's `Clone + Send` (the threads clone one shared value).
+/// `take`, or `zip` it with a finite iterator.
 ///
 /// ```
 /// use tine::prelude::*;
@@ -140,11 +192,8 @@ pub type Repeat<T> = Par<RepeatProducer<T>>;
 /// let pairs: Vec<(char, u32)> = tine::iter::repeat('x').zip(0..3u32).collect();
 /// assert_eq!(pairs, [('x', 0), ('x', 1), ('x', 2)]);
 /// ```
-pub fn repeat<T: Clone + Send + Sync>(value: T) -> Repeat<T> {
-    Par::new(RepeatProducer {
-        value,
-        len: usize::MAX,
-    })
+pub fn repeat<T: Clone + Send>(value: T) -> Repeat<T> {
+    Par::new(RepeatProducer::new(value, usize::MAX))
 }
 
 /// `n` clones of `value`, as rayon's `repeat_n`.
@@ -155,12 +204,12 @@ pub fn repeat<T: Clone + Send + Sync>(value: T) -> Repeat<T> {
 /// let v: Vec<String> = tine::iter::repeat_n(String::from("ab"), 3).collect();
 /// assert_eq!(v.concat(), "ababab");
 /// ```
-pub fn repeat_n<T: Clone + Send + Sync>(value: T, n: usize) -> RepeatN<T> {
-    Par::new(RepeatProducer { value, len: n })
+pub fn repeat_n<T: Clone + Send>(value: T, n: usize) -> RepeatN<T> {
+    Par::new(RepeatProducer::new(value, n))
 }
 
 /// rayon's older name for [`repeat_n`].
-pub fn repeatn<T: Clone + Send + Sync>(value: T, n: usize) -> RepeatN<T> {
+pub fn repeatn<T: Clone + Send>(value: T, n: usize) -> RepeatN<T> {
     repeat_n(value, n)
 }
 
@@ -254,4 +303,4 @@ impl<'a, T: Send, const N: usize> IntoParallelIterator for &'a mut [T; N] {
 // SAFETY: one item per position (both are `EXACT`).
 unsafe impl<T: Send, const N: usize> crate::par::producer::Indexed for InlineProducer<T, N> {}
 // SAFETY: as above.
-unsafe impl<T: Clone + Send + Sync> crate::par::producer::Indexed for RepeatProducer<T> {}
+unsafe impl<T: Clone + Send> crate::par::producer::Indexed for RepeatProducer<T> {}

@@ -1,0 +1,361 @@
+//! rayon's iterator methods that the native layer added: the comparisons,
+//! `zip_eq`, the searches from the end, `try_reduce_with`,
+//! `try_for_each_with`/`_init`, `collect_vec_list`, `panic_fuse`, the
+//! `Try` types (`ControlFlow`, `Poll`), and the `_with` methods and
+//! `repeat` on values that are `Send` but not `Sync`. Each answer is
+//! checked against `std`'s serial one, on the caller alone and forked,
+//! under every schedule.
+#![cfg(not(loom))]
+
+use std::cell::Cell;
+use std::cmp::Ordering;
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::task::Poll;
+use tine::par::cutoff::{set_override, Override};
+use tine::par::Schedule;
+use tine::prelude::*;
+
+/// Runs `body` with each schedule, on the caller alone, forked and
+/// adaptive, on a 3-thread pool.
+fn every_way(mut body: impl FnMut(Schedule)) {
+    let pool = tine::spawn(3);
+    for way in [
+        Override::NeverFork,
+        Override::AlwaysFork,
+        Override::Adaptive,
+    ] {
+        let before = set_override(way);
+        for schedule in [
+            Schedule::Static,
+            Schedule::Dynamic { grain: 7 },
+            Schedule::Guided { min: 5 },
+        ] {
+            pool.install(|| body(schedule));
+        }
+        set_override(before);
+    }
+}
+
+#[test]
+fn comparisons_agree_with_std() {
+    let cases: Vec<(Vec<u32>, Vec<u32>)> = vec![
+        (vec![], vec![]),
+        (vec![1], vec![]),
+        ((0..5000).collect(), (0..5000).collect()),
+        ((0..5000).collect(), (0..4999).collect()),
+        (
+            (0..5000).collect(),
+            (0..5000).map(|x| if x == 4321 { 0 } else { x }).collect(),
+        ),
+        (
+            (0..5000).map(|x| if x == 7 { 0 } else { x }).collect(),
+            (0..5000).collect(),
+        ),
+    ];
+    every_way(|schedule| {
+        for (a, b) in &cases {
+            let pa = || a.par_iter().schedule(schedule);
+            assert_eq!(pa().cmp(b), a.iter().cmp(b.iter()));
+            assert_eq!(pa().partial_cmp(b), a.iter().partial_cmp(b.iter()));
+            assert_eq!(pa().eq(b), a.iter().eq(b.iter()));
+            assert_eq!(pa().ne(b), a.iter().ne(b.iter()));
+            assert_eq!(pa().lt(b), a.iter().lt(b.iter()));
+            assert_eq!(pa().le(b), a.iter().le(b.iter()));
+            assert_eq!(pa().gt(b), a.iter().gt(b.iter()));
+            assert_eq!(pa().ge(b), a.iter().ge(b.iter()));
+        }
+        let floats = [1.0, f64::NAN, 3.0];
+        assert_eq!(floats.par_iter().partial_cmp(&[1.0, 2.0, 3.0]), None);
+        assert_eq!(
+            floats.par_iter().partial_cmp(&[0.0, 2.0, 3.0]),
+            Some(Ordering::Greater)
+        );
+    });
+}
+
+#[test]
+fn zip_eq_pairs_equal_lengths_and_panics_on_unequal_ones() {
+    let sums: Vec<u32> = (0..100u32)
+        .into_par_iter()
+        .zip_eq((100..200u32).into_par_iter())
+        .map(|(a, b)| a + b)
+        .collect();
+    assert!(sums.iter().copied().eq((0..100).map(|x| 2 * x + 100)));
+    let unequal = std::panic::catch_unwind(|| (0..3u32).into_par_iter().zip_eq(0..4u32).count());
+    assert!(unequal.is_err());
+}
+
+#[test]
+fn searches_from_the_end_find_the_highest_position() {
+    let v: Vec<u32> = (0..20_000).map(|x| (x * 7919) % 1000).collect();
+    every_way(|schedule| {
+        for target in [0u32, 1, 999, 500, 1001] {
+            let want = v.iter().rposition(|&x| x == target);
+            assert_eq!(
+                v.par_iter()
+                    .schedule(schedule)
+                    .position_last(|&x| x == target),
+                want
+            );
+            let found = v
+                .par_iter()
+                .enumerate()
+                .schedule(schedule)
+                .find_last(|(_, &x)| x == target);
+            assert_eq!(found.map(|(i, _)| i), want);
+            let mapped = v
+                .par_iter()
+                .enumerate()
+                .schedule(schedule)
+                .find_map_last(|(i, &x)| (x == target).then_some(i));
+            assert_eq!(mapped, want);
+            // Not indexed: a filter before the search.
+            let filtered = v
+                .par_iter()
+                .enumerate()
+                .filter(|(i, _)| i % 2 == 0)
+                .schedule(schedule)
+                .find_last(|(_, &x)| x == target);
+            let want_even = v
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| i % 2 == 0)
+                .rfind(|(_, &x)| x == target);
+            assert_eq!(filtered, want_even);
+        }
+    });
+}
+
+#[test]
+fn a_search_from_the_end_skips_the_low_blocks() {
+    let pool = tine::spawn(2);
+    let before = set_override(Override::AlwaysFork);
+    let asked = AtomicUsize::new(0);
+    let n = 1_000_000usize;
+    let found = pool.install(|| {
+        (0..n)
+            .into_par_iter()
+            .with_max_len(1024)
+            .position_last(|x| {
+                asked.fetch_add(1, Relaxed);
+                x % 1000 == 999
+            })
+    });
+    set_override(before);
+    assert_eq!(found, Some(n - 1));
+    // The top thread's range is walked whole; far from every item of the
+    // bottom one is.
+    assert!(
+        asked.into_inner() < n * 3 / 4,
+        "the search asked about most items"
+    );
+}
+
+#[test]
+fn try_reduce_with_and_try_for_each_with_and_init() {
+    every_way(|schedule| {
+        let sum = (1..=1000u64)
+            .into_par_iter()
+            .schedule(schedule)
+            .map(Some)
+            .try_reduce_with(|a, b| Some(a + b));
+        assert_eq!(sum, Some(Some(500_500)));
+        let failed = (1..=1000u64)
+            .into_par_iter()
+            .schedule(schedule)
+            .map(|x| if x == 600 { Err(x) } else { Ok(x) })
+            .try_reduce_with(|a, b| Ok(a + b));
+        assert_eq!(failed, Some(Err(600)));
+        let empty: Option<Result<u64, ()>> = (0..0u64)
+            .into_par_iter()
+            .map(Ok)
+            .try_reduce_with(|a, b| Ok(a + b));
+        assert_eq!(empty, None);
+        let seen = AtomicUsize::new(0);
+        let with = (0..1000u32)
+            .into_par_iter()
+            .schedule(schedule)
+            .try_for_each_with(Cell::new(0u32), |count, x| {
+                count.set(count.get() + 1);
+                seen.fetch_add(1, Relaxed);
+                if x == 999 {
+                    Err(x)
+                } else {
+                    Ok(())
+                }
+            });
+        assert_eq!(with, Err(999));
+        let init = (0..1000u32)
+            .into_par_iter()
+            .schedule(schedule)
+            .try_for_each_init(Vec::new, |buffer: &mut Vec<u32>, x| {
+                buffer.push(x);
+                (x < 2000).then_some(())
+            });
+        assert_eq!(init, Some(()));
+    });
+}
+
+#[test]
+fn try_accepts_control_flow_and_poll() {
+    every_way(|schedule| {
+        let flow = (0..1000u32)
+            .into_par_iter()
+            .schedule(schedule)
+            .try_for_each(|x| {
+                if x == 321 {
+                    ControlFlow::Break(x)
+                } else {
+                    ControlFlow::Continue(())
+                }
+            });
+        assert_eq!(flow, ControlFlow::Break(321));
+        let total = (0..100u32)
+            .into_par_iter()
+            .schedule(schedule)
+            .map(ControlFlow::<(), u32>::Continue)
+            .try_reduce(|| 0, |a, b| ControlFlow::Continue(a + b));
+        assert_eq!(total, ControlFlow::Continue(4950));
+        // `Poll` carries `Try` through `try_reduce` (its `Output` is a `Poll`).
+        let add = |a: Poll<u32>, b: Poll<u32>| -> Poll<Result<u32, u32>> {
+            match (a, b) {
+                (Poll::Ready(a), Poll::Ready(b)) => Poll::Ready(Ok(a + b)),
+                _ => Poll::Pending,
+            }
+        };
+        let polled = (0..100u32)
+            .into_par_iter()
+            .schedule(schedule)
+            .map(|x| {
+                if x == 50 {
+                    Poll::Ready(Err(x))
+                } else {
+                    Poll::Ready(Ok(x))
+                }
+            })
+            .try_reduce(|| Poll::Ready(0), add);
+        assert_eq!(polled, Poll::Ready(Err(50)));
+        let summed = (0..100u32)
+            .into_par_iter()
+            .schedule(schedule)
+            .map(|x| Poll::Ready(Ok::<u32, u32>(x)))
+            .try_reduce(|| Poll::Ready(0), add);
+        assert_eq!(summed, Poll::Ready(Ok(4950)));
+        let nested = (0..100u32)
+            .into_par_iter()
+            .schedule(schedule)
+            .map(|x| {
+                if x == 70 {
+                    Poll::Ready(Some(Err(x)))
+                } else {
+                    Poll::Ready(Some(Ok(x)))
+                }
+            })
+            .try_reduce(
+                || Poll::Ready(Some(0)),
+                |a, b| match (a, b) {
+                    (Poll::Ready(Some(a)), Poll::Ready(Some(b))) => Poll::Ready(Some(Ok(a + b))),
+                    _ => Poll::Ready(None),
+                },
+            );
+        assert_eq!(nested, Poll::Ready(Some(Err(70))));
+    });
+}
+
+#[test]
+fn collect_vec_list_keeps_input_order() {
+    every_way(|schedule| {
+        let list = (0..10_000u32)
+            .into_par_iter()
+            .schedule(schedule)
+            .filter(|x| x % 3 != 0)
+            .collect_vec_list();
+        assert!(list
+            .iter()
+            .flatten()
+            .copied()
+            .eq((0..10_000).filter(|x| x % 3 != 0)));
+        assert!(list.iter().all(|v| !v.is_empty()));
+        let none = (0..0u32).into_par_iter().collect_vec_list();
+        assert!(none.is_empty());
+    });
+}
+
+#[test]
+fn panic_fuse_still_resumes_the_first_panic() {
+    let pool = tine::spawn(3);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.install(|| {
+            (0..100_000u32)
+                .into_par_iter()
+                .panic_fuse()
+                .for_each(|x| assert!(x != 5000))
+        })
+    }));
+    assert!(result.is_err());
+    assert_eq!(
+        pool.install(|| (0..10u32).into_par_iter().panic_fuse().sum::<u32>()),
+        45
+    );
+}
+
+#[test]
+fn with_methods_and_repeat_take_values_that_are_not_sync() {
+    every_way(|schedule| {
+        // `Cell` is `Send + Clone` but not `Sync`, as rayon allows.
+        let mapped: Vec<u32> = (0..1000u32)
+            .into_par_iter()
+            .schedule(schedule)
+            .map_with(Cell::new(1u32), |step, x| x + step.get())
+            .collect();
+        assert!(mapped.iter().copied().eq(1..1001));
+        let folded: u32 = (0..1000u32)
+            .into_par_iter()
+            .schedule(schedule)
+            .fold_with(Cell::new(0u32), |acc, x| {
+                acc.set(acc.get() + x);
+                acc
+            })
+            .map(|cell| cell.get())
+            .sum();
+        assert_eq!(folded, 499_500);
+        let try_folded: Option<u32> = (0..1000u32)
+            .into_par_iter()
+            .schedule(schedule)
+            .try_fold_with(Cell::new(0u32), |acc, x| {
+                acc.set(acc.checked_add_cell(x)?);
+                Some(acc)
+            })
+            .map(|cell| cell.map(|c| c.get()))
+            .try_reduce(|| 0, |a, b| a.checked_add(b));
+        assert_eq!(try_folded, Some(499_500));
+        let count = AtomicUsize::new(0);
+        (0..1000u32)
+            .into_par_iter()
+            .schedule(schedule)
+            .for_each_with(Cell::new(()), |_, _| {
+                count.fetch_add(1, Relaxed);
+            });
+        assert_eq!(count.into_inner(), 1000);
+        let cells: Vec<Cell<u8>> = tine::iter::repeat_n(Cell::new(7u8), 500).collect();
+        assert!(cells.iter().all(|c| c.get() == 7));
+        let zipped: u32 = tine::iter::repeat(Cell::new(2u32))
+            .zip(0..300u32)
+            .schedule(schedule)
+            .map(|(c, x)| c.get() * x)
+            .sum();
+        assert_eq!(zipped, 2 * (0..300).sum::<u32>());
+    });
+}
+
+/// `Cell<u32>`'s checked add, for the `try_fold_with` case.
+trait CheckedAddCell {
+    fn checked_add_cell(&self, x: u32) -> Option<u32>;
+}
+
+impl CheckedAddCell for Cell<u32> {
+    fn checked_add_cell(&self, x: u32) -> Option<u32> {
+        self.get().checked_add(x)
+    }
+}
