@@ -179,7 +179,7 @@ struct ReadmeDoctests;
 
 #[cfg(feature = "std")]
 pub use compat::{
-    array, collections, iter, option, range, range_inclusive, result, slice, str, vec,
+    array, collections, iter, option, range, range_inclusive, result, slice, str, string, vec,
     ThreadPoolBuildError, ThreadPoolBuilder,
 };
 pub use error::Error;

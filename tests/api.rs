@@ -359,3 +359,293 @@ impl CheckedAddCell for Cell<u32> {
         self.get().checked_add(x)
     }
 }
+
+#[test]
+fn char_and_128_bit_ranges_match_std() {
+    every_way(|schedule| {
+        let edges = [
+            '\0',
+            'a',
+            '\u{D7F0}',
+            '\u{D7FF}',
+            '\u{E000}',
+            '\u{E010}',
+            '\u{10FFFF}',
+        ];
+        for &low in &edges {
+            for &high in &edges {
+                let want: Vec<char> = (low..high).collect();
+                let got: Vec<char> = (low..high).into_par_iter().schedule(schedule).collect();
+                assert_eq!(got, want, "{low:?}..{high:?}");
+                let want: Vec<char> = (low..=high).collect();
+                let got: Vec<char> = (low..=high).into_par_iter().schedule(schedule).collect();
+                assert_eq!(got, want, "{low:?}..={high:?}");
+                assert_eq!((low..=high).into_par_iter().count(), (low..=high).count());
+            }
+        }
+        let all = '\0'..=char::MAX;
+        assert_eq!(
+            all.clone().into_par_iter().schedule(schedule).count(),
+            all.count()
+        );
+        let ascii: String = ('\0'..='\u{7F}')
+            .into_par_iter()
+            .schedule(schedule)
+            .collect();
+        assert!(ascii.chars().eq('\0'..='\u{7F}'));
+        let big = u128::MAX - 5000;
+        let sum: u128 = (big..u128::MAX)
+            .into_par_iter()
+            .schedule(schedule)
+            .map(|x| x - big)
+            .sum();
+        assert_eq!(sum, (0..5000u128).sum());
+        let small: Vec<i128> = (-3..=3i128).into_par_iter().schedule(schedule).collect();
+        assert_eq!(small, [-3, -2, -1, 0, 1, 2, 3]);
+    });
+}
+
+#[test]
+fn intersperse_matches_a_serial_intersperse() {
+    fn serial<T: Clone>(items: Vec<T>, separator: T) -> Vec<T> {
+        let mut out = Vec::new();
+        for (i, item) in items.into_iter().enumerate() {
+            if i > 0 {
+                out.push(separator.clone());
+            }
+            out.push(item);
+        }
+        out
+    }
+    every_way(|schedule| {
+        for n in [0i32, 1, 2, 3, 1000, 4097] {
+            let want = serial((0..n).collect(), -1);
+            let got: Vec<i32> = (0..n)
+                .into_par_iter()
+                .intersperse(-1)
+                .schedule(schedule)
+                .collect();
+            assert_eq!(got, want, "{n} items");
+            let len = (0..n).into_par_iter().intersperse(-1).len();
+            assert_eq!(len, want.len());
+            // Twice, and in reverse through `zip_eq`.
+            let twice: Vec<i32> = (0..n)
+                .into_par_iter()
+                .intersperse(-1)
+                .intersperse(-2)
+                .schedule(schedule)
+                .collect();
+            assert_eq!(twice, serial(want.clone(), -2));
+            let reversed: Vec<(i32, usize)> = (0..n)
+                .into_par_iter()
+                .intersperse(-1)
+                .zip_eq(0..want.len())
+                .rev()
+                .schedule(schedule)
+                .collect();
+            assert!(reversed
+                .iter()
+                .rev()
+                .map(|&(x, _)| x)
+                .eq(want.iter().copied()));
+            // Not one item per position: gathered first.
+            let evens: Vec<i32> = (0..n)
+                .into_par_iter()
+                .filter(|x| x % 2 == 0)
+                .intersperse(-1)
+                .schedule(schedule)
+                .collect();
+            assert_eq!(evens, serial((0..n).filter(|x| x % 2 == 0).collect(), -1));
+        }
+        let text = (0..500)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        let joined: String = text.par_split(',').intersperse(";").collect();
+        assert_eq!(joined, text.replace(',', ";"));
+    });
+}
+
+#[test]
+fn intersperse_drops_owned_items_and_separators_once() {
+    static LIVE: AtomicUsize = AtomicUsize::new(0);
+    #[derive(Debug, PartialEq)]
+    struct Counted(u32);
+    impl Counted {
+        fn new(x: u32) -> Self {
+            LIVE.fetch_add(1, Relaxed);
+            Counted(x)
+        }
+    }
+    impl Clone for Counted {
+        fn clone(&self) -> Self {
+            Counted::new(self.0)
+        }
+    }
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            LIVE.fetch_sub(1, Relaxed);
+        }
+    }
+    every_way(|schedule| {
+        let items: Vec<Counted> = (0..3000).map(Counted::new).collect();
+        let found = items
+            .into_par_iter()
+            .intersperse(Counted::new(u32::MAX))
+            .schedule(schedule)
+            .position_first(|c| c.0 == 1500);
+        assert_eq!(found, Some(3000));
+        let items: Vec<Counted> = (0..100).map(Counted::new).collect();
+        drop(items.into_par_iter().intersperse(Counted::new(7)));
+        let items: Vec<Counted> = (0..100).map(Counted::new).collect();
+        let all: Vec<Counted> = items
+            .into_par_iter()
+            .intersperse(Counted::new(7))
+            .schedule(schedule)
+            .collect();
+        assert_eq!(all.len(), 199);
+        drop(all);
+        assert_eq!(
+            LIVE.load(Relaxed),
+            0,
+            "an item or a separator leaked or dropped twice"
+        );
+    });
+}
+
+#[test]
+fn take_and_skip_any_while_and_while_some() {
+    every_way(|schedule| {
+        let n = 20_000u32;
+        // All pass: every item, in some order.
+        let mut all: Vec<u32> = (0..n)
+            .into_par_iter()
+            .take_any_while(|_| true)
+            .schedule(schedule)
+            .collect();
+        all.sort_unstable();
+        assert!(all.iter().copied().eq(0..n));
+        // A cut: nothing that fails passes, and the items before the first
+        // failure in the caller's own first block always do.
+        let taken: Vec<u32> = (0..n)
+            .into_par_iter()
+            .take_any_while(|&x| x < 5000)
+            .schedule(schedule)
+            .collect();
+        assert!(taken.iter().all(|&x| x < 5000));
+        let skipped: Vec<u32> = (0..n)
+            .into_par_iter()
+            .skip_any_while(|&x| x < 5000)
+            .schedule(schedule)
+            .collect();
+        assert!(skipped.contains(&(n - 1)) || skipped.contains(&5000));
+        let none_fail: Vec<u32> = (0..n)
+            .into_par_iter()
+            .skip_any_while(|_| true)
+            .schedule(schedule)
+            .collect();
+        assert!(none_fail.is_empty());
+        let some: Vec<u32> = (0..n)
+            .into_par_iter()
+            .map(Some)
+            .while_some()
+            .schedule(schedule)
+            .collect();
+        assert_eq!(some.len(), n as usize);
+        let cut: Vec<u32> = (0..n)
+            .into_par_iter()
+            .map(|x| (x != 7000).then_some(x))
+            .while_some()
+            .schedule(schedule)
+            .collect();
+        assert!(!cut.contains(&7000));
+        assert!(cut.len() < n as usize);
+    });
+    // On one thread the order is the input's: exactly the prefix.
+    let pool = tine::spawn(1);
+    let prefix: Vec<u32> = pool.install(|| {
+        (0..1000u32)
+            .into_par_iter()
+            .take_any_while(|&x| x < 300)
+            .collect()
+    });
+    assert!(prefix.iter().copied().eq(0..300));
+    let suffix: Vec<u32> = pool.install(|| {
+        (0..1000u32)
+            .into_par_iter()
+            .skip_any_while(|&x| x < 300)
+            .collect()
+    });
+    assert!(suffix.iter().copied().eq(300..1000));
+    let somes: Vec<u32> = pool.install(|| {
+        (0..1000u32)
+            .into_par_iter()
+            .map(|x| (x < 300).then_some(x))
+            .while_some()
+            .collect()
+    });
+    assert!(somes.iter().copied().eq(0..300));
+}
+
+#[test]
+fn tuples_zip_their_members() {
+    every_way(|schedule| {
+        let v: Vec<u32> = (0..1000).collect();
+        let w: Vec<String> = (0..900).map(|i| i.to_string()).collect();
+        let one: Vec<(&u32,)> = (&v,).into_par_iter().schedule(schedule).collect();
+        assert!(one.iter().map(|t| *t.0).eq(0..1000));
+        let three: Vec<(u32, &String, usize)> = (0..2000u32, &w, 5..100_000usize)
+            .into_par_iter()
+            .schedule(schedule)
+            .collect();
+        assert_eq!(three.len(), 900);
+        assert!(three
+            .iter()
+            .enumerate()
+            .all(|(i, (a, b, c))| *a as usize == i && **b == i.to_string() && *c == i + 5));
+        let twelve = (&v, &v, &v, &v, &v, &v, &v, &v, &v, &v, &v, &v).into_par_iter();
+        assert_eq!(twelve.len(), 1000);
+        let sums: Vec<u32> = twelve
+            .schedule(schedule)
+            .map(|(a, b, c, d, e, f, g, h, i, j, k, l)| {
+                a + b + c + d + e + f + g + h + i + j + k + l
+            })
+            .collect();
+        assert!(sums.iter().copied().eq((0..1000).map(|x| 12 * x)));
+    });
+}
+
+#[test]
+fn chunk_by_and_array_windows_match_std() {
+    every_way(|schedule| {
+        for len in [0usize, 1, 2, 3, 1000, 5000] {
+            let v: Vec<u32> = (0..len as u32)
+                .map(|x| (x / 3) % 7 + (x % 11 == 0) as u32)
+                .collect();
+            let same = |a: &u32, b: &u32| a == b;
+            let want: Vec<&[u32]> = v.chunk_by(same).collect();
+            let got: Vec<&[u32]> = v.par_chunk_by(same).schedule(schedule).collect();
+            assert_eq!(got, want, "{len} items");
+            let mut w = v.clone();
+            let lens: Vec<usize> = w
+                .par_chunk_by_mut(same)
+                .schedule(schedule)
+                .map(|run| {
+                    run.reverse();
+                    run.len()
+                })
+                .collect();
+            assert_eq!(lens, want.iter().map(|r| r.len()).collect::<Vec<_>>());
+            let mut reversed = v.clone();
+            reversed.chunk_by_mut(same).for_each(|run| run.reverse());
+            assert_eq!(w, reversed);
+            let sums: Vec<u32> = v
+                .par_array_windows::<3>()
+                .schedule(schedule)
+                .map(|[a, b, c]| a + b + c)
+                .collect();
+            let want: Vec<u32> = v.windows(3).map(|w| w.iter().sum()).collect();
+            assert_eq!(sums, want);
+        }
+    });
+}

@@ -17,7 +17,7 @@ mod builder;
 mod paths;
 
 pub use builder::{ThreadPoolBuildError, ThreadPoolBuilder};
-pub use paths::{array, collections, option, range, range_inclusive, result, vec};
+pub use paths::{array, collections, option, range, range_inclusive, result, string, vec};
 
 /// rayon's `rayon::iter`: the parallel-iterator traits, [`Either`] and
 /// the adaptor types, for programs that import them by this path.
@@ -32,7 +32,7 @@ pub mod iter {
     pub use crate::par::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
         IntoParallelRefIterator, IntoParallelRefMutIterator, IterBridge, ParallelBridge,
-        ParallelExtend, ParallelIterator,
+        ParallelDrainFull, ParallelDrainRange, ParallelExtend, ParallelIterator,
     };
     pub use either::Either;
 }

@@ -1,7 +1,8 @@
 //! rayon's module paths for the iterator types of its sources
-//! (`rayon::vec::IntoIter`, `rayon::range::Iter`, `rayon::option::IntoIter`,
-//! `rayon::collections::hash_map::Iter`, ...), for programs that name them
-//! in signatures or struct fields.
+//! (`rayon::vec::IntoIter`, `rayon::vec::Drain`, `rayon::range::Iter`,
+//! `rayon::option::IntoIter`, `rayon::collections::hash_map::Iter`,
+//! `rayon::string::Drain`, ...), for programs that name them in
+//! signatures or struct fields.
 //!
 //! Every tine parallel iterator is one type, [`Par`] over a producer, so
 //! each name here is an alias of the type the source's `into_par_iter` (or
@@ -10,12 +11,25 @@
 
 use crate::par::{IntoParallelIterator, Par};
 
-/// rayon's `rayon::vec`: the iterator of `Vec::into_par_iter`.
+/// rayon's `rayon::vec`: the iterators of `Vec::into_par_iter` and
+/// `Vec::par_drain`.
 pub mod vec {
-    use super::IntoParallelIterator;
+    use super::{IntoParallelIterator, Par};
+    use crate::par::VecDrainProducer;
 
     /// The items of a `Vec`, moved out (`vec.into_par_iter()`).
     pub type IntoIter<T> = <std::vec::Vec<T> as IntoParallelIterator>::Iter;
+    /// A range of a `Vec`'s items, moved out (`vec.par_drain(range)`).
+    pub type Drain<'a, T> = Par<VecDrainProducer<'a, T>>;
+}
+
+/// rayon's `rayon::string`: the iterator of `String::par_drain`.
+pub mod string {
+    use super::Par;
+    use crate::par::StringDrainProducer;
+
+    /// The characters of a range of a `String` (`string.par_drain(range)`).
+    pub type Drain<'a> = Par<StringDrainProducer<'a>>;
 }
 
 /// rayon's `rayon::range`: the iterator of `(a..b).into_par_iter()`.
@@ -68,9 +82,10 @@ pub mod array {
 }
 
 /// The iterators of a collection `$c<$($p),*>` in a module `$m`: owned
-/// and by reference, and by mutable reference when given `mut`.
+/// and by reference, and by mutable reference when given `mut`; items
+/// after a `;` go in the module too (the `Drain` types).
 macro_rules! collection_paths {
-    ($(#[$doc:meta])* $m:ident, $c:ident<$($p:ident),*>) => {
+    ($(#[$doc:meta])* $m:ident, $c:ident<$($p:ident),*> $(; $($extra:item)*)?) => {
         $(#[$doc])*
         pub mod $m {
             use crate::par::IntoParallelIterator;
@@ -80,13 +95,15 @@ macro_rules! collection_paths {
             pub type IntoIter<$($p),*> = <$c<$($p),*> as IntoParallelIterator>::Iter;
             /// The items, by reference.
             pub type Iter<'a, $($p),*> = <&'a $c<$($p),*> as IntoParallelIterator>::Iter;
+            $($($extra)*)?
         }
     };
-    ($(#[$doc:meta])* $m:ident, $c:ident<$($p:ident),*>, mut) => {
+    ($(#[$doc:meta])* $m:ident, $c:ident<$($p:ident),*>, mut $(; $($extra:item)*)?) => {
         $(#[$doc])*
         pub mod $m {
             use crate::par::IntoParallelIterator;
             use std::collections::$c;
+            $($($extra)*)?
 
             /// The items, moved out (gathered into a `Vec` first).
             pub type IntoIter<$($p),*> = <$c<$($p),*> as IntoParallelIterator>::Iter;
@@ -103,11 +120,15 @@ macro_rules! collection_paths {
 pub mod collections {
     collection_paths!(
         /// `HashMap`'s iterators.
-        hash_map, HashMap<K, V>, mut
+        hash_map, HashMap<K, V>, mut;
+        /// The entries, moved out (`map.par_drain()`, gathered into a `Vec`).
+        pub type Drain<'a, K, V> = crate::par::Par<crate::par::VecProducer<(K, V)>>;
     );
     collection_paths!(
         /// `HashSet`'s iterators.
-        hash_set, HashSet<T>
+        hash_set, HashSet<T>;
+        /// The items, moved out (`set.par_drain()`, gathered into a `Vec`).
+        pub type Drain<'a, T> = crate::par::Par<crate::par::VecProducer<T>>;
     );
     collection_paths!(
         /// `BTreeMap`'s iterators.
@@ -119,7 +140,10 @@ pub mod collections {
     );
     collection_paths!(
         /// `VecDeque`'s iterators.
-        vec_deque, VecDeque<T>, mut
+        vec_deque, VecDeque<T>, mut;
+        /// A range of the items, moved out (`deque.par_drain(range)`).
+        pub type Drain<'a, T> =
+            crate::par::Par<crate::par::TakenDrainProducer<'a, VecDeque<T>, T>>;
     );
     collection_paths!(
         /// `LinkedList`'s iterators.
@@ -127,7 +151,10 @@ pub mod collections {
     );
     collection_paths!(
         /// `BinaryHeap`'s iterators.
-        binary_heap, BinaryHeap<T>
+        binary_heap, BinaryHeap<T>;
+        /// The items, moved out (`heap.par_drain()`).
+        pub type Drain<'a, T> =
+            crate::par::Par<crate::par::TakenDrainProducer<'a, BinaryHeap<T>, T>>;
     );
 }
 

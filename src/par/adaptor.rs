@@ -3,6 +3,7 @@
 //! through the matching `std::iter` adaptor, so a thread's loop stays one
 //! plain serial iterator chain.
 
+use super::iter::Par;
 use super::producer::{Indexed, Producer};
 use crate::wait::SpinLock;
 
@@ -32,15 +33,19 @@ macro_rules! same_positions {
     };
 }
 
+mod any_while;
 mod chunking;
 mod flatten;
+mod intersperse;
 mod items;
 mod order;
 mod reshape;
 mod slicing;
 
+pub use any_while::{AnyWhile, AnyWhileIter, WhileKind, WhileSome, WhileSomeIter};
 pub use chunking::{Chunks, ChunksIter, FoldChunks, FoldChunksIter, FoldChunksWith};
 pub use flatten::{FlatMap, FlatMapItems, Serial};
+pub use intersperse::{Intersperse, IntersperseIter};
 pub use items::{
     AnyN, AnyNIter, Positions, PositionsIter, TryFold, TryFoldIter, TryFoldWith, Update, UpdateIter,
 };
@@ -77,6 +82,17 @@ impl<P: Producer> Drop for DropPart<'_, P> {
     }
 }
 
+/// Clones an adaptor's producer `base`, then its other parts with `rest`:
+/// the adaptors' `Clone`, for `Par::clone` (so before any position is
+/// handed out). The base's clone waits in a `Par`: if `rest` panics (a
+/// closure's capture, a state or a second producer whose `clone` panics),
+/// it drops its owned items, as an unconsumed iterator does, not leak them.
+pub(super) fn clone_parts<P: Producer + Clone, R>(base: &P, rest: impl FnOnce() -> R) -> (P, R) {
+    let base = Par::new(base.clone());
+    let rest = rest();
+    (base.into_parts().0, rest)
+}
+
 // SAFETY (for every `unsafe impl Producer` below): each adaptor's range
 // hands the same positions to the producers it wraps, once, and yields
 // exactly one item per position when it says `EXACT`.
@@ -97,6 +113,13 @@ macro_rules! closure_adaptor {
         pub struct $name<P, F> {
             pub(super) base: P,
             pub(super) f: F,
+        }
+
+        impl<P: Producer + Clone, F: Clone> Clone for $name<P, F> {
+            fn clone(&self) -> Self {
+                let (base, f) = clone_parts(&self.base, || self.f.clone());
+                $name { base, f }
+            }
         }
 
         // SAFETY: hands its positions to the wrapped producer once each
@@ -160,6 +183,13 @@ impl<S> CloneOf<S> {
     }
 }
 
+/// Clones the value, under its lock.
+impl<S: Clone> Clone for CloneOf<S> {
+    fn clone(&self) -> Self {
+        CloneOf::new(self.0.with(|value| value.clone()))
+    }
+}
+
 impl<S> core::fmt::Debug for CloneOf<S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("CloneOf").finish_non_exhaustive()
@@ -182,6 +212,13 @@ pub struct MapInit<P, I, F> {
     pub(super) base: P,
     pub(super) init: I,
     pub(super) f: F,
+}
+
+impl<P: Producer + Clone, I: Clone, F: Clone> Clone for MapInit<P, I, F> {
+    fn clone(&self) -> Self {
+        let (base, (init, f)) = clone_parts(&self.base, || (self.init.clone(), self.f.clone()));
+        MapInit { base, init, f }
+    }
 }
 
 /// The iterator of one range of [`MapInit`], holding its state.
@@ -267,7 +304,7 @@ closure_adaptor! {
 }
 
 /// `enumerate`: each item with its position.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Enumerate<P>(pub(super) P);
 
 // SAFETY: hands its positions to the wrapped producers once each (see the

@@ -13,8 +13,9 @@
 //! `extend.rs`).
 
 use super::adaptor::{
-    AnyN, Chain, CloneOf, Cloned, Copied, Filter, FilterMap, FlatMap, FlatMapIter, Fold, Inspect,
-    Map, MapInit, MapWith, Pooled, TryFold, TryFoldWith, Update,
+    AnyN, AnyWhile, Chain, CloneOf, Cloned, Copied, Filter, FilterMap, FlatMap, FlatMapIter, Fold,
+    Inspect, Intersperse, Map, MapInit, MapWith, Pooled, TryFold, TryFoldWith, Update, WhileKind,
+    WhileSome,
 };
 #[macro_use]
 mod compare;
@@ -259,6 +260,92 @@ pub trait ParallelIterator: Sized + Send {
     {
         self.into_par()
             .wrap(|base| TryFold::new(base, CloneOf::new(init), f))
+    }
+
+    /// A clone of `separator` between every two items, as rayon's
+    /// `intersperse`. Over an iterator with one item per position (a
+    /// source, `map`, `enumerate`, `zip`, ...) the result is indexed too.
+    /// Over one whose positions may yield no item or several (`filter`,
+    /// `flat_map`, a bridge), the items are gathered into a `Vec` first,
+    /// here, in one call with this iterator's settings; the interspersed
+    /// iterator then has default settings.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let v: Vec<i32> = (1..4).into_par_iter().intersperse(0).collect();
+    /// assert_eq!(v, [1, 0, 2, 0, 3]);
+    /// let s: String = "a,b,c".par_split(',').intersperse("; ").collect();
+    /// assert_eq!(s, "a; b; c");
+    /// ```
+    fn intersperse(self, separator: Self::Item) -> Par<Intersperse<Self::Producer>>
+    where
+        Self::Item: Clone,
+    {
+        let par = self.into_par();
+        if <Self::Producer as Producer>::EXACT {
+            par.wrap(|base| Intersperse::direct(base, separator))
+        } else {
+            let items: std::vec::Vec<Self::Item> = par.collect();
+            Par::new(Intersperse::gathered(items, separator))
+        }
+    }
+
+    /// The items while `predicate` holds, in no set order, as rayon's
+    /// `take_any_while`: once a thread meets an item that fails it, no
+    /// range yields more (items other threads reached before they saw it
+    /// still pass).
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let small: Vec<u32> = (0..1000u32).into_par_iter().take_any_while(|&x| x < 100).collect();
+    /// assert!(small.iter().all(|&x| x < 100));
+    /// ```
+    fn take_any_while<F>(self, predicate: F) -> Par<AnyWhile<Self::Producer, F>>
+    where
+        F: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        self.into_par()
+            .wrap(|base| AnyWhile::new(base, predicate, WhileKind::Take))
+    }
+
+    /// Drops items while `predicate` holds, in no set order, as rayon's
+    /// `skip_any_while`: once a thread meets an item that fails it, every
+    /// item from then on passes, that one included.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let rest: Vec<u32> = (0..1000u32).into_par_iter().skip_any_while(|&x| x < 100).collect();
+    /// assert!(rest.contains(&999));
+    /// ```
+    fn skip_any_while<F>(self, predicate: F) -> Par<AnyWhile<Self::Producer, F>>
+    where
+        F: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        self.into_par()
+            .wrap(|base| AnyWhile::new(base, predicate, WhileKind::Skip))
+    }
+
+    /// The values of the `Some` items until a `None`, in no set order, as
+    /// rayon's `while_some`: once a thread meets a `None`, no range yields
+    /// more.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let all: Vec<u32> = (0..100u32).into_par_iter().map(Some).while_some().collect();
+    /// assert_eq!(all.len(), 100);
+    /// let cut: Vec<u32> = (0..100u32).into_par_iter().map(|x| (x != 50).then_some(x)).while_some().collect();
+    /// assert!(!cut.contains(&50));
+    /// ```
+    fn while_some<T>(self) -> Par<WhileSome<Self::Producer>>
+    where
+        Self: ParallelIterator<Item = Option<T>>,
+        T: Send,
+    {
+        self.into_par().wrap(WhileSome::new)
     }
 
     /// Any `n` of the items (all if there are fewer), in no set order, as

@@ -75,6 +75,7 @@
 //! | `for_each`, `sum`, `product`, `reduce`, `fold(..).reduce/sum/collect`, `min`, `max`, `min_by(_key)`, `max_by(_key)`, `count`, `any`, `all`, `find_any`, `find_first`, `position_any`, `position_first`, `collect::<Vec<_>>()`, `collect_into_vec`, `try_for_each`, `try_reduce` | same; `try_*` and `find_first` return the lowest position's answer |
 //! | `collect` into `HashMap`, `HashSet`, `BTreeMap`, `BTreeSet`, `VecDeque`, `LinkedList`, `BinaryHeap`, `String`, `Result<C, E>`, `Option<C>`, `()`; `par_extend`; `partition`, `unzip` | same (`ParallelExtend` is in the prelude); items arrive in input order, so a map keeps the last of equal keys as a serial `collect` does |
 //! | `partition_map` with `rayon::iter::Either` | same, with [`crate::compat::iter::Either`] (the `either` crate's, as rayon re-exports it) |
+//! | `par_drain(range)` on `Vec`, `VecDeque`, `String` ([`ParallelDrainRange`]); `par_drain()` on `BinaryHeap`, `HashMap`, `HashSet` ([`ParallelDrainFull`]) | same, with rayon's drop guarantees: the whole range is removed when the iterator drops, the rest dropped once; `Vec` and `VecDeque` drain in place, the hashed ones are gathered into a `Vec` first |
 //! | `par_windows`, `par_chunks_exact(_mut)`, `par_rchunks(_mut)`, `par_rchunks_exact(_mut)` | same (a size of 0 panics with rayon's message) |
 //! | `par_chars`, `par_char_indices`, `par_bytes`, `par_encode_utf16`, `par_split`, `par_split_inclusive`, `par_split_terminator`, `par_lines`, `par_split_whitespace`, `par_split_ascii_whitespace`, `par_matches`, `par_match_indices` on `&str` ([`ParallelString`], also `tine::str`), with a `char`, `[char; N]`, `&[char]` or `Fn(char) -> bool` pattern | same: `std`'s result in `std`'s order, no allocation per call ([`Pattern`]) |
 //! | `par_split(f)`, `par_split_inclusive(f)` on slices; `par_split_mut(f)`, `par_split_inclusive_mut(f)` | same; the mutable ones find the separators first, in one parallel pass, into one `Vec` |
@@ -111,6 +112,22 @@
 //! - The inner parallel iterator of a `flat_map` or `flatten` runs serially
 //!   on its outer item's thread: one fork runs the outer items, so split the
 //!   outer side finer.
+//! - A panic in one item stops the call's other blocks, as `panic_fuse`
+//!   does in rayon (where, without it, every other item still runs): the
+//!   first panic resumes on the caller once the fork has joined.
+//! - `intersperse` over an iterator whose positions may yield no item or
+//!   several (after `filter`, `flat_map`, a bridge) gathers its items into a
+//!   `Vec` first: one range cannot tell where the first item is.
+//! - 128-bit ranges longer than `usize::MAX` (rayon's `octillion` test) are
+//!   not offered: a range's length is a `usize` here.
+//! - No `rayon::iter::plumbing` (`Producer`, `Consumer`, `bridge`): tine's
+//!   producers have a contract of their own (`Producer`, with positions
+//!   handed out once), so a crate that builds its own parallel iterators on
+//!   rayon's plumbing needs the real rayon.
+//!
+//! CI runs rayon 1.12's own `tests/` directory against tine under the name
+//! `rayon` (`scripts/rayon-tests.sh`); the files it does not pass yet are
+//! the differences above.
 //!
 //! Alike, for the record: `with_min_len` keeps rayon's guarantee (no piece
 //! shorter than `min`; `min` wins over `max`), and `par_bridge` gives
@@ -147,11 +164,12 @@ mod targets;
 
 pub use crate::pool::current::{current_num_threads, global, THREADS_VAR};
 pub use adaptor::{
-    AnyN, AnyNIter, Chain, ChainIter, Chunks, ChunksIter, CloneOf, Cloned, Copied, Enumerate,
-    Filter, FilterMap, FlatMap, FlatMapItems, FlatMapIter, Fold, FoldChunks, FoldChunksIter,
-    FoldChunksWith, FoldIter, Inspect, Interleave, InterleaveIter, MakeState, Map, MapInit,
-    MapInitIter, MapWith, Pooled, Positions, PositionsIter, Rev, RevIter, Serial, StepBy, TryFold,
-    TryFoldIter, TryFoldWith, Update, UpdateIter, Window, Zip,
+    AnyN, AnyNIter, AnyWhile, AnyWhileIter, Chain, ChainIter, Chunks, ChunksIter, CloneOf, Cloned,
+    Copied, Enumerate, Filter, FilterMap, FlatMap, FlatMapItems, FlatMapIter, Fold, FoldChunks,
+    FoldChunksIter, FoldChunksWith, FoldIter, Inspect, Interleave, InterleaveIter, Intersperse,
+    IntersperseIter, MakeState, Map, MapInit, MapInitIter, MapWith, Pooled, Positions,
+    PositionsIter, Rev, RevIter, Serial, StepBy, TryFold, TryFoldIter, TryFoldWith, Update,
+    UpdateIter, WhileKind, WhileSome, WhileSomeIter, Window, Zip,
 };
 pub use bridge::{IterBridge, ParallelBridge};
 pub use extend::ParallelExtend;
@@ -163,6 +181,10 @@ pub use producer::{
     ChunksMutProducer, ChunksProducer, Indexed, Producer, RangeInteger, RangeIter, RangeProducer,
     SliceMutProducer, SliceProducer, VecProducer, VecRange,
 };
+pub use source::drain::{
+    ParallelDrainFull, ParallelDrainRange, StringDrainProducer, VecDrainProducer,
+};
+pub use source::drain_collections::TakenDrainProducer;
 pub use source::pattern::Pattern;
 pub use source::slice::ParallelSlice;
 pub use source::slice_split::{SlicePieces, SliceSplitProducer, SplitMutProducer, SplitMutRange};
@@ -188,7 +210,8 @@ pub use source::{IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelSl
 pub mod prelude {
     pub use super::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelExtend,
-        ParallelIterator, ParallelSlice, ParallelSliceMut, ParallelString,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelDrainFull,
+        ParallelDrainRange, ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut,
+        ParallelString,
     };
 }

@@ -12,7 +12,8 @@
 //! is moved out or dropped exactly once, even under early stop or a panic.
 //! A producer whose [`Producer::EXACT`] is true yields exactly one item per
 //! position, so its items can be written straight to their place in an
-//! output.
+//! output. A producer is cloned only before any of its positions is handed
+//! out, by `Par::clone` alone: an owning producer clones every item.
 
 use core::marker::PhantomData;
 use std::vec::Vec;
@@ -240,8 +241,8 @@ pub struct VecProducer<T> {
     /// The buffer, taken once from `&mut` access to `_buffer`, so that the
     /// ranges may move items out and drop them in place through it (a
     /// pointer from `Vec::as_ptr` allows no writes).
-    base: *mut T,
-    len: usize,
+    pub(super) base: *mut T,
+    pub(super) len: usize,
 }
 
 impl<T> VecProducer<T> {
@@ -382,9 +383,43 @@ macro_rules! range_integer {
     )*};
 }
 range_integer!(
-    usize => u128, u8 => u128, u16 => u128, u32 => u128, u64 => u128,
-    isize => i128, i8 => i128, i16 => i128, i32 => i128, i64 => i128
+    usize => u128, u8 => u128, u16 => u128, u32 => u128, u64 => u128, u128 => u128,
+    isize => i128, i8 => i128, i16 => i128, i32 => i128, i64 => i128, i128 => i128
 );
+
+/// The first code point of the surrogate gap, which no `char` holds.
+const SURROGATES: u32 = 0xD800;
+/// How many code points the surrogate gap holds (`0xD800..0xE000`).
+const SURROGATE_COUNT: u32 = 0x800;
+
+/// `char` ranges, as rayon has them: the code points in order, skipping
+/// the surrogate gap, so `'\u{D7FF}'..'\u{E001}'` holds two `char`s.
+impl RangeInteger for char {
+    #[inline]
+    fn plus(self, offset: usize) -> Self {
+        let start = self as u32;
+        let mut code = start.wrapping_add(offset as u32);
+        if start < SURROGATES && code >= SURROGATES {
+            code = code.wrapping_add(SURROGATE_COUNT);
+        }
+        // Every offset within the range gives a `char`; an offset past it
+        // gives the replacement character, never an invalid `char`.
+        char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER)
+    }
+
+    fn distance(start: Self, end: Self) -> Option<usize> {
+        if end <= start {
+            return Some(0);
+        }
+        let (start, end) = (start as u32, end as u32);
+        let gap = if start < SURROGATES && end >= SURROGATES + SURROGATE_COUNT {
+            SURROGATE_COUNT
+        } else {
+            0
+        };
+        usize::try_from(end - start - gap).ok()
+    }
+}
 
 /// The integers of a range: `(a..b).into_par_iter()`.
 #[derive(Clone, Copy, Debug)]

@@ -55,6 +55,12 @@ pub enum Schedule {
 #[derive(Clone, Copy)]
 pub(crate) struct PoolRef(pub(crate) NonNull<dyn ForkJoin>);
 
+// A pool stays usable after a panic in a call it ran (the panic resumes on
+// the caller once every thread has stopped), so an iterator that names one
+// may cross `catch_unwind`, as rayon's iterators may.
+impl core::panic::UnwindSafe for PoolRef {}
+impl core::panic::RefUnwindSafe for PoolRef {}
+
 /// A call's settings.
 #[derive(Clone, Copy)]
 pub(crate) struct Config {

@@ -7,6 +7,7 @@
 use super::Team;
 use crate::sync::{AtomicU32, Generation, Ordering};
 use crate::wait::Waiter;
+use crate::wait::LOCK_HELD;
 
 /// Nothing: no parking, and panics are not caught.
 pub(super) struct Env;
@@ -130,13 +131,20 @@ impl Env {
         &self,
         waiter: &Waiter,
         held: &AtomicU32,
-        mut try_take: impl FnMut() -> bool,
+        mut try_take: impl FnMut(bool) -> bool,
         _bounded: bool,
     ) -> bool {
-        while !try_take() {
-            waiter.spin_until(|| held.load(Ordering::Relaxed) == 0);
+        // Nothing reserves the team without `std` (no one parks).
+        while !try_take(true) {
+            waiter.spin_until(|| held.load(Ordering::Relaxed) != LOCK_HELD);
         }
         true
+    }
+
+    /// No one parks, so no one waits for a hand-back.
+    #[inline]
+    pub(super) fn has_busy_waiters(&self) -> bool {
+        false
     }
 
     /// Nothing parks, so there is no one to wake.

@@ -1,10 +1,14 @@
 //! Taking the team and handing it back.
 //!
 //! The lock is `held`, on a line of its own that workers never write:
-//! `0` means idle, and a caller takes the team with one compare-exchange
-//! from `0` to `1`. The holder hands the team back with a Release store of
-//! `0`. A caller that forks again and again finds the line in its own cache
-//! both times, so the uncontended lock costs no cache-line transfer.
+//! [`LOCK_IDLE`] means idle, and a caller takes the team with one
+//! compare-exchange to [`LOCK_HELD`]. The holder hands the team back with a
+//! Release store of [`LOCK_IDLE`], or of [`LOCK_RESERVED`] when callers
+//! are parked waiting for it: then only a caller that has waited its turn
+//! takes it ("Turns" in `wait/parking.rs`), so a caller that forks back to
+//! back cannot starve the others. A caller that forks again and again
+//! alone finds the line in its own cache both times, so the uncontended
+//! lock costs no cache-line transfer.
 //!
 //! A caller that finds the team busy waits for it only when it cannot be
 //! known to be what the holder is waiting for
@@ -22,6 +26,7 @@
 use super::job::Job;
 use super::{env, Team};
 use crate::sync::Ordering;
+use crate::wait::{LOCK_HELD, LOCK_IDLE, LOCK_RESERVED};
 
 impl Team {
     /// Takes the team, waiting for a busy team when that is safe. Returns
@@ -31,35 +36,57 @@ impl Team {
         self.try_take() || self.take_contended()
     }
 
-    /// One attempt to take the team.
+    /// One attempt to take an idle team (not one reserved for the callers
+    /// waiting for it).
     #[inline]
     pub(super) fn try_take(&self) -> bool {
+        self.try_take_from(LOCK_IDLE)
+    }
+
+    /// One attempt to take the team from the lock state `from`.
+    #[inline]
+    fn try_take_from(&self, from: u32) -> bool {
         // The previous fork's reads of the job slot happen before our write.
         let held = &self.lock_line.held;
         // Acquire: pairs with the Release store in `hand_back`.
-        let taken = held.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed);
+        let taken = held.compare_exchange(from, LOCK_HELD, Ordering::Acquire, Ordering::Relaxed);
         taken.is_ok()
+    }
+
+    /// A waiting caller's attempt: an idle team, or a reserved one once it
+    /// has waited its turn (`parked`).
+    fn try_take_waiting(&self, parked: bool) -> bool {
+        self.try_take() || (parked && self.try_take_from(LOCK_RESERVED))
     }
 
     #[cold]
     fn take_contended(&self) -> bool {
-        // Inside any fork, this thread may be what the holder waits for.
+        // Inside any fork, this thread may be what the holder waits for: it
+        // cannot wait, so it takes a team reserved for waiters rather than
+        // run inline beside an idle team.
         if !env::may_wait_for_busy_team() {
-            return false;
+            return self.try_take_from(LOCK_RESERVED);
         }
         // Bounded: this thread may still be a helper the holder waits for.
         let held = &self.lock_line.held;
-        self.env
-            .wait_for_idle(&self.waiter, held, || self.try_take(), true)
+        self.env.wait_for_idle(
+            &self.waiter,
+            held,
+            |parked| self.try_take_waiting(parked),
+            true,
+        )
     }
 
     /// Takes the team, waiting (parked) for as long as it is busy. Only for
     /// callers that the holder cannot be waiting for.
     pub(super) fn take_waiting(&self) {
         let held = &self.lock_line.held;
-        let taken = self
-            .env
-            .wait_for_idle(&self.waiter, held, || self.try_take(), false);
+        let taken = self.env.wait_for_idle(
+            &self.waiter,
+            held,
+            |parked| self.try_take_waiting(parked),
+            false,
+        );
         debug_assert!(taken, "an unbounded wait always takes the team");
     }
 
@@ -73,8 +100,15 @@ impl Team {
             self.exit_published.store(true, Ordering::Relaxed);
             self.publish(Job::exit());
         }
-        // Release: pairs with the Acquire compare-exchange in `try_take`.
-        self.lock_line.held.store(0, Ordering::Release);
+        // Reserved for the callers parked waiting for it, if any (a hint:
+        // one that announces itself later finds the team idle).
+        let next = if self.env.has_busy_waiters() {
+            LOCK_RESERVED
+        } else {
+            LOCK_IDLE
+        };
+        // Release: pairs with the Acquire compare-exchange in `try_take_from`.
+        self.lock_line.held.store(next, Ordering::Release);
         self.env.handed_back(&self.lock_line.held);
     }
 }

@@ -11,7 +11,9 @@
 //!   (it wraps). A fork of `threads` threads is joined when `done` reaches
 //!   its target, the previous fork's target plus `threads - 1`.
 //! - `held`: the team's lock, `0` when idle. A caller takes the team with one
-//!   compare-exchange from `0` to `1` and hands it back by storing `0`. Only
+//!   compare-exchange from `0` to `1` and hands it back by storing `0`, or
+//!   `2` (idle, reserved for the callers parked waiting for it: `lock.rs`,
+//!   `wait/parking.rs`) when such callers have announced themselves. Only
 //!   callers touch this line, so a caller that forks again and again keeps
 //!   it in its own cache: neither taking the team nor handing it back waits
 //!   for another core, and the countdown that workers write is never reset.
@@ -31,7 +33,7 @@
 //!
 //! # One fork (`fork.rs`)
 //!
-//! 1. The caller takes the team: `held` `0 -> 1` (Acquire).
+//! 1. The caller takes the team: `held` idle `-> held` (Acquire).
 //! 2. It writes the job slot and the join target (the last one plus
 //!    `threads - 1`) with plain writes, then stores `fork_generation + 1`
 //!    (Release), which publishes both.
@@ -42,7 +44,8 @@
 //!    team and the share's captures are dropped before it. The worker whose
 //!    increment reaches the target wakes the caller if it parked.
 //! 5. The caller runs share 0 itself, waits for `done == target` (Acquire),
-//!    takes any panic payload, and stores `held = 0` (Release).
+//!    takes any panic payload, and stores `held` idle, or reserved for the
+//!    callers parked waiting for it (Release; `lock.rs`).
 //!
 //! # Invariants
 //!
@@ -178,7 +181,7 @@ struct DoneLine {
 /// workers never write, so a caller that forks again and again keeps it in
 /// its own cache.
 struct LockLine {
-    /// `0`: idle; `1`: held (`lock.rs`).
+    /// `LOCK_IDLE`, `LOCK_HELD` or `LOCK_RESERVED` (`lock.rs`).
     held: AtomicU32,
     /// The holder's fork frame, so a worker inside a task can tell which
     /// forks wait for it (`nesting.rs`; nothing without `std`). Workers read

@@ -62,15 +62,22 @@ impl Env {
         &self,
         waiter: &Waiter,
         held: &AtomicU32,
-        try_take: impl FnMut() -> bool,
+        try_take: impl FnMut(bool) -> bool,
         bounded: bool,
     ) -> bool {
         let limit = bounded.then_some(self.busy_wait);
         self.parking.wait_for_idle(waiter, held, try_take, limit)
     }
 
-    /// Right after the holder stored `0` in the lock word: wakes the
-    /// threads parked in [`Env::wait_for_idle`].
+    /// Whether callers wait for the team to be handed back (the holder
+    /// then reserves it for them).
+    #[inline]
+    pub(super) fn has_busy_waiters(&self) -> bool {
+        self.parking.has_busy_waiters()
+    }
+
+    /// Right after the holder stored the lock word's idle or reserved
+    /// value: wakes the threads parked in [`Env::wait_for_idle`].
     #[inline]
     pub(super) fn handed_back(&self, held: &AtomicU32) {
         self.parking.wake_idle_waiters(held);

@@ -78,6 +78,20 @@
 //! The policy is one piece (spin budget, parking, the busy caller's wait),
 //! kept whole here at about the project's ~450 lines; backends are apart.
 
+/// The team's lock word (`team/lock.rs`), as the waits read it: idle, to
+/// any caller.
+pub(crate) const LOCK_IDLE: u32 = 0;
+/// The lock word: held by a caller for its fork.
+pub(crate) const LOCK_HELD: u32 = 1;
+/// The lock word: idle, but handed back to the callers parked waiting for
+/// it: a caller that has not waited its turn leaves it to them (see
+/// [`parking::Parking::wait_for_idle`]).
+pub(crate) const LOCK_RESERVED: u32 = 2;
+/// How long a caller that has not parked yet sleeps on a team reserved for
+/// the parked ones before it looks again: no hand-back wakes it then.
+#[cfg(all(feature = "std", not(loom)))]
+const RESERVED_NAP: Duration = Duration::from_millis(1);
+
 #[cfg(not(loom))]
 use crate::arch::MicroYield;
 use crate::arch::Yielder;
@@ -87,7 +101,7 @@ use core::time::Duration;
 #[cfg(feature = "std")]
 mod doorbell;
 #[cfg(feature = "std")]
-mod parking;
+pub(crate) mod parking;
 #[cfg(feature = "std")]
 mod spin_lock;
 #[cfg(feature = "std")]

@@ -3,11 +3,27 @@
 //! and a thread that found the team busy (a second caller, or `stop`)
 //! parking until the holder hands it back. The no-lost-wakeup argument is at
 //! the top of `wait/mod.rs`; the third handshake follows the same table,
-//! with the hand-back's store of `0` as the event and `busy_waiters` as the
-//! announcement.
+//! with the hand-back's store (of [`LOCK_IDLE`] or [`LOCK_RESERVED`]) as
+//! the event and `busy_waiters` as the announcement.
+//!
+//! # Turns
+//!
+//! A holder that hands the team back while callers are parked waiting for
+//! it stores [`LOCK_RESERVED`], not [`LOCK_IDLE`]: the team is idle, but
+//! only for a caller that has parked at least once. A caller that has not
+//! (the previous holder, calling again at once, is the usual one) takes
+//! only an idle team; it spins, then parks like the others, and its next
+//! hand-back wakes it. So a caller that forks back to back cannot keep the
+//! team from the callers parked for it. A caller that finds the team
+//! reserved before it has parked sleeps at most [`RESERVED_NAP`] on it, then
+//! may take it: a reservation whose waiters all left (their wait ran out)
+//! holds no one up for longer. A caller that finds others already waiting
+//! skips the spin and parks at once: it is not next.
 
 use super::backend::Backend;
-use super::Waiter;
+#[cfg(not(loom))]
+use super::RESERVED_NAP;
+use super::{Waiter, LOCK_HELD, LOCK_IDLE, LOCK_RESERVED};
 use crate::sync::{fence, AtomicBool, AtomicU32, Ordering};
 use core::time::Duration;
 use crossbeam_utils::CachePadded;
@@ -160,18 +176,25 @@ impl Parking {
     }
 
     /// Waits until `try_take` succeeds, parking on `held` (the team's
-    /// lock word, `0` when idle) while the team is busy. Returns false if
-    /// `limit` passed first (never under loom, whose models check the
-    /// wake-up itself). Spins for the waiter's budget first, then parks
-    /// whatever the policy: a busy team may stay busy for a long fork.
+    /// lock word) while the team is busy. `try_take(parked)` takes an idle
+    /// team, and a reserved one if `parked` (this caller has parked at
+    /// least once): see "Turns" above. Returns false if `limit` passed
+    /// first (never under loom, whose models check the wake-up itself).
+    /// Spins for the waiter's budget first, then parks whatever the policy:
+    /// a busy team may stay busy for a long fork.
     pub(crate) fn wait_for_idle(
         &self,
         waiter: &Waiter,
         held: &AtomicU32,
-        mut try_take: impl FnMut() -> bool,
+        mut try_take: impl FnMut(bool) -> bool,
         limit: Option<Duration>,
     ) -> bool {
-        if waiter.spin(|| held.load(Ordering::Relaxed) == 0 && try_take()) {
+        // A caller that finds others already waiting is not next: it parks
+        // at once rather than spin beside them (on a machine with fewer
+        // CPUs than callers, spinners would take the CPUs from the fork
+        // they wait for).
+        let queued = self.has_busy_waiters();
+        if !queued && waiter.spin(|| held.load(Ordering::Relaxed) == LOCK_IDLE && try_take(false)) {
             return true;
         }
         #[cfg(not(loom))]
@@ -181,8 +204,11 @@ impl Parking {
             let _ = limit;
             None
         };
+        // Under loom, whose time does not pass, a reserved team is anyone's
+        // (no nap ends): its models check the hand-back, not the turns.
+        let mut parked = cfg!(loom);
         loop {
-            if try_take() {
+            if try_take(parked) {
                 return true;
             }
             let remaining = match deadline {
@@ -196,18 +222,41 @@ impl Parking {
             // Dekker: pairs with the fast fence in `wake_idle_waiters`.
             let fenced = self.backend.slow_fence();
             let seen = held.load(Ordering::Relaxed);
-            if fenced && seen != 0 {
+            if fenced && seen == LOCK_HELD {
                 self.backend.wait_timeout(held, seen, remaining);
+                parked = true;
+            } else if fenced && seen == LOCK_RESERVED && !parked {
+                // Not ours yet: the parked callers' turn. No hand-back
+                // comes to wake this nap, so it is short.
+                #[cfg(not(loom))]
+                let nap = Some(remaining.map_or(RESERVED_NAP, |left| left.min(RESERVED_NAP)));
+                #[cfg(loom)]
+                let nap = remaining;
+                self.backend.wait_timeout(held, seen, nap);
+                parked = true;
             }
             self.announced.busy_waiters.fetch_sub(1, Ordering::Relaxed);
             if !fenced {
                 // Cannot park safely: give the core away between polls.
                 super::give_way(waiter);
+                parked = true;
             }
         }
     }
 
-    /// Called by the holder right after it stored `0` in `held` (handed
+    /// Whether a caller has announced that it waits, or is about to wait,
+    /// for the team to be handed back: the holder then reserves the team
+    /// for them (see "Turns" above). A hint: read before the hand-back's
+    /// store, it only chooses the value stored.
+    #[inline]
+    pub(crate) fn has_busy_waiters(&self) -> bool {
+        // Relaxed: a hint; the wake-up's own check follows the fence in
+        // `wake_idle_waiters`.
+        self.announced.busy_waiters.load(Ordering::Relaxed) != 0
+    }
+
+    /// Called by the holder right after it stored [`LOCK_IDLE`] or
+    /// [`LOCK_RESERVED`] in `held` (handed
     /// the team back): wakes the threads parked in
     /// [`Parking::wait_for_idle`]. Makes no syscall unless one announced
     /// itself.

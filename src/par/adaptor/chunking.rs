@@ -8,7 +8,7 @@
 //! into chunks as it runs: every base position is handed out once, with
 //! the block that owns it.
 
-use super::{Indexed, MakeState, Producer};
+use super::{clone_parts, Indexed, MakeState, Producer};
 use std::vec::Vec;
 
 /// The base positions of the chunks `begin..end`, for chunks of `size` over
@@ -27,7 +27,7 @@ fn chunk_count(len: usize, size: usize) -> usize {
 
 /// `chunks(size)`: each position is a `Vec` of up to `size` of the base's
 /// items, in order; only the last one is shorter.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Chunks<P> {
     pub(in crate::par) base: P,
     /// Not 0 (`chunks` panics first).
@@ -108,6 +108,20 @@ pub struct FoldChunks<P, I, F> {
     pub(in crate::par) size: usize,
     pub(in crate::par) identity: I,
     pub(in crate::par) f: F,
+}
+
+impl<P: Producer + Clone, I: Clone, F: Clone> Clone for FoldChunks<P, I, F> {
+    fn clone(&self) -> Self {
+        let (base, (identity, f)) =
+            clone_parts(&self.base, || (self.identity.clone(), self.f.clone()));
+        let size = self.size;
+        FoldChunks {
+            base,
+            size,
+            identity,
+            f,
+        }
+    }
 }
 
 /// `fold_chunks_with`: a clone of `init` starts each chunk.

@@ -13,7 +13,7 @@
 //! (`any`, `find_*`, `try_*`, `take_any`) ends once its items run out.
 
 use super::super::iter::{IntoParallelIterator, ParallelIterator};
-use super::Producer;
+use super::{clone_parts, Producer};
 use std::collections::VecDeque;
 
 /// A producer's items, in order, as a serial iterator that owns the
@@ -127,6 +127,13 @@ impl<P: Producer> Drop for Serial<P> {
 pub struct FlatMap<P, F> {
     pub(in crate::par) base: P,
     pub(in crate::par) f: F,
+}
+
+impl<P: Producer + Clone, F: Clone> Clone for FlatMap<P, F> {
+    fn clone(&self) -> Self {
+        let (base, f) = clone_parts(&self.base, || self.f.clone());
+        FlatMap { base, f }
+    }
 }
 
 /// The iterator of one range of [`FlatMap`]: each outer item's inner

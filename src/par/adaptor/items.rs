@@ -4,7 +4,7 @@
 //! small serial iterator of its own.
 
 use super::super::iter::Try;
-use super::{Indexed, MakeState, Producer};
+use super::{clone_parts, Indexed, MakeState, Producer};
 use crate::sync::{AtomicUsize, Ordering};
 use core::marker::PhantomData;
 
@@ -13,6 +13,13 @@ use core::marker::PhantomData;
 pub struct Update<P, F> {
     pub(in crate::par) base: P,
     pub(in crate::par) f: F,
+}
+
+impl<P: Producer + Clone, F: Clone> Clone for Update<P, F> {
+    fn clone(&self) -> Self {
+        let (base, f) = clone_parts(&self.base, || self.f.clone());
+        Update { base, f }
+    }
 }
 
 /// The iterator of one range of [`Update`].
@@ -64,6 +71,13 @@ unsafe impl<P: Indexed, F: Fn(&mut P::Item) + Sync> Indexed for Update<P, F> {}
 pub struct Positions<P, F> {
     pub(in crate::par) base: P,
     pub(in crate::par) f: F,
+}
+
+impl<P: Producer + Clone, F: Clone> Clone for Positions<P, F> {
+    fn clone(&self) -> Self {
+        let (base, f) = clone_parts(&self.base, || self.f.clone());
+        Positions { base, f }
+    }
 }
 
 /// The iterator of one range of [`Positions`].
@@ -132,6 +146,15 @@ impl<P: core::fmt::Debug, I, F, R> core::fmt::Debug for TryFold<P, I, F, R> {
         f.debug_struct("TryFold")
             .field("base", &self.base)
             .finish_non_exhaustive()
+    }
+}
+
+/// With no bound on `R`, which only names the partials' type.
+impl<P: Producer + Clone, I: Clone, F: Clone, R> Clone for TryFold<P, I, F, R> {
+    fn clone(&self) -> Self {
+        let (base, (identity, f)) =
+            clone_parts(&self.base, || (self.identity.clone(), self.f.clone()));
+        TryFold::new(base, identity, f)
     }
 }
 
@@ -220,6 +243,20 @@ pub struct AnyN<P> {
     /// Whether the counted items are the ones kept (`take_any`).
     pub(in crate::par) take: bool,
     pub(in crate::par) counted: AtomicUsize,
+}
+
+/// The count so far goes with the clone: 0, since a producer is cloned only
+/// before its call (`producer.rs`).
+impl<P: Clone> Clone for AnyN<P> {
+    fn clone(&self) -> Self {
+        AnyN {
+            base: self.base.clone(),
+            n: self.n,
+            take: self.take,
+            // Relaxed: the count is the only data (as in `AnyNIter::full`).
+            counted: AtomicUsize::new(self.counted.load(Ordering::Relaxed)),
+        }
+    }
 }
 
 impl<P> AnyN<P> {

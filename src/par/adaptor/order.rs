@@ -5,7 +5,7 @@
 //! base position it stands for to the base exactly once, either to a
 //! `range` (which yields or drops the item) or to `drop_range`.
 
-use super::{DropPart, Indexed, Producer};
+use super::{clone_parts, DropPart, Indexed, Producer};
 
 /// `rev`: position `p` is the base's position `len - 1 - p`.
 ///
@@ -18,7 +18,7 @@ use super::{DropPart, Indexed, Producer};
 /// stopped or panicking block never reached are dropped by the iterator's
 /// `Drop`. The cost is one base range per item (no allocation); a
 /// `map_init` under `rev` makes its state once per item.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Rev<P>(pub(in crate::par) P);
 
 /// The iterator of one range of [`Rev`]: the base's positions
@@ -103,7 +103,7 @@ unsafe impl<P: Indexed> Indexed for Rev<P> {}
 /// item and every `step`-th after it; the skipped items are taken and
 /// dropped on the way, as a serial `iter.step_by(step)` does (a `map`
 /// before `step_by` runs on them too, as in std and rayon).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct StepBy<P> {
     base: P,
     step: usize,
@@ -170,6 +170,13 @@ unsafe impl<P: Indexed> Indexed for StepBy<P> {}
 pub struct Interleave<A, B> {
     pub(in crate::par) a: A,
     pub(in crate::par) b: B,
+}
+
+impl<A: Producer + Clone, B: Clone> Clone for Interleave<A, B> {
+    fn clone(&self) -> Self {
+        let (a, b) = clone_parts(&self.a, || self.b.clone());
+        Interleave { a, b }
+    }
 }
 
 impl<A: Producer, B: Producer> Interleave<A, B> {

@@ -2,7 +2,7 @@
 //! (which drops the longer side's tail), `copied` and `cloned`, `fold` (one
 //! partial per range) and `with_pool`'s lifetime marker.
 
-use super::{DropPart, Indexed, MakeState, Producer};
+use super::{clone_parts, DropPart, Indexed, MakeState, Producer};
 use core::marker::PhantomData;
 
 /// `zip`: pairs, as long as the shorter side.
@@ -10,6 +10,13 @@ use core::marker::PhantomData;
 pub struct Zip<A: Producer, B: Producer> {
     pub(in crate::par) a: A,
     pub(in crate::par) b: B,
+}
+
+impl<A: Producer + Clone, B: Producer + Clone> Clone for Zip<A, B> {
+    fn clone(&self) -> Self {
+        let (a, b) = clone_parts(&self.a, || self.b.clone());
+        Zip { a, b }
+    }
 }
 
 // SAFETY: hands its positions to the wrapped producers once each (see the
@@ -62,7 +69,7 @@ impl<A: Producer, B: Producer> Drop for Zip<A, B> {
 macro_rules! by_value {
     ($(#[$doc:meta])* $name:ident via $method:ident, $bound:ident, $iter:ident) => {
         $(#[$doc])*
-        #[derive(Debug)]
+        #[derive(Clone, Debug)]
         pub struct $name<P>(pub(in crate::par) P);
 
         // SAFETY: hands its positions to the wrapped producer once each (see
@@ -102,6 +109,14 @@ pub struct Fold<P, I, F> {
     pub(in crate::par) base: P,
     pub(in crate::par) identity: I,
     pub(in crate::par) f: F,
+}
+
+impl<P: Producer + Clone, I: Clone, F: Clone> Clone for Fold<P, I, F> {
+    fn clone(&self) -> Self {
+        let (base, (identity, f)) =
+            clone_parts(&self.base, || (self.identity.clone(), self.f.clone()));
+        Fold { base, identity, f }
+    }
 }
 
 /// The iterator of one range of [`Fold`]: folds the range when asked for
@@ -156,7 +171,7 @@ where
 /// A producer bound to a pool for `'p` (`with_pool`): the pool is kept in
 /// the call's settings, and this wrapper keeps the iterator from outliving
 /// it.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Pooled<'p, P> {
     pub(in crate::par) base: P,
     pub(in crate::par) _pool: PhantomData<&'p ()>,

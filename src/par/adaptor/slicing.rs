@@ -6,10 +6,10 @@
 //! longer side's tail, so an owning source's items are still dropped
 //! exactly once.
 
-use super::{DropPart, Indexed, Producer};
+use super::{clone_parts, DropPart, Indexed, Producer};
 
 /// `skip` and `take`: the base's positions `begin..end`, renumbered from 0.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Window<P: Producer> {
     pub(in crate::par) base: P,
     /// `begin <= end <= base.len()`.
@@ -69,6 +69,13 @@ impl<P: Producer> Drop for Window<P> {
 pub struct Chain<A, B> {
     pub(in crate::par) a: A,
     pub(in crate::par) b: B,
+}
+
+impl<A: Producer + Clone, B: Clone> Clone for Chain<A, B> {
+    fn clone(&self) -> Self {
+        let (a, b) = clone_parts(&self.a, || self.b.clone());
+        Chain { a, b }
+    }
 }
 
 impl<A: Producer, B: Producer> Chain<A, B> {

@@ -64,6 +64,14 @@ impl<I> SourceLock<I> {
     }
 }
 
+/// A new, free lock around a clone of the source, taken under this lock,
+/// so that no pull runs meanwhile (a panicking `I::clone` releases it).
+impl<I: Clone> Clone for SourceLock<I> {
+    fn clone(&self) -> Self {
+        SourceLock::new(self.lock().clone())
+    }
+}
+
 /// The held lock: the source, until it drops.
 pub(super) struct SourceGuard<'a, I> {
     lock: &'a SourceLock<I>,

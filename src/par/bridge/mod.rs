@@ -128,6 +128,21 @@ pub struct Bridge<I> {
     ended: CachePadded<AtomicBool>,
 }
 
+/// A bridge over a clone of the serial source (rayon's `IterBridge` is
+/// `Clone` when its iterator is). Only `Par::clone` clones a producer,
+/// before its call, so nothing has been pulled yet: the clone yields what
+/// the original would. The source is cloned under its lock all the same,
+/// and the clone has ended if the original has.
+impl<I: Clone> Clone for Bridge<I> {
+    fn clone(&self) -> Self {
+        Bridge {
+            source: self.source.clone(),
+            // Relaxed: a plain copy (false before any call).
+            ended: CachePadded::new(AtomicBool::new(self.ended.load(Ordering::Relaxed))),
+        }
+    }
+}
+
 impl<I> core::fmt::Debug for Bridge<I> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Bridge")

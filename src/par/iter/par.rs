@@ -3,6 +3,7 @@
 
 use super::Config;
 use crate::par::producer::Producer;
+use core::marker::PhantomData;
 
 /// A parallel iterator: a producer and a call's settings. Every source and
 /// adaptor returns one; its methods come from
@@ -13,11 +14,18 @@ pub struct Par<P: Producer> {
     /// `None` once a consumer has taken it.
     pub(super) producer: Option<P>,
     config: Config,
+    /// Keeps `Par` from being `Sync`, whatever `Config` becomes: `clone`
+    /// reads the producer's items through `&self`, and the owning producers
+    /// are `Sync` with items that need only be `Send` (the driver's threads
+    /// move items, never share them), so two threads must never clone one
+    /// iterator at once. (A raw pointer: not `Sync`, still unwind-safe.)
+    _one_thread: PhantomData<*const ()>,
 }
 
 // SAFETY: the pool pointer in `config` is only read by the thread that
 // consumes the iterator, and the pool is `Sync` (`ForkJoin` pools are).
 // The producer moves with the iterator, which its `Send`-ness decides.
+// `_one_thread` points at nothing: it only keeps `Par` from being `Sync`.
 unsafe impl<P: Producer + Send> Send for Par<P> {}
 
 impl<P: Producer> core::fmt::Debug for Par<P> {
@@ -34,6 +42,7 @@ impl<P: Producer> Par<P> {
         Par {
             producer: Some(producer),
             config: Config::default(),
+            _one_thread: PhantomData,
         }
     }
 
@@ -56,12 +65,34 @@ impl<P: Producer> Par<P> {
         Par {
             producer: Some(f(producer)),
             config,
+            _one_thread: PhantomData,
         }
     }
 
     pub(super) fn configure(mut self, f: impl FnOnce(&mut Config)) -> Self {
         f(&mut self.config);
         self
+    }
+}
+
+/// An unconsumed iterator is cloned whole: its producer (an owning source's
+/// items cloned one by one, a closure cloned with its captures) and its
+/// settings, pool included, as rayon's iterators are `Clone`.
+///
+/// This is the only place a producer is cloned, and a `Par` holds its
+/// producer only until a consumer takes it, so a producer is cloned only
+/// before any of its positions is handed out (`producer.rs`, the contract):
+/// an owning producer's items are all still in place, and being `&self` on
+/// a `Par`, which is not `Sync`, the clone runs on one thread. A clone that
+/// panics part-way (an item's or a closure's capture's `clone`) drops what
+/// it had cloned (`adaptor.rs`, `clone_parts`).
+impl<P: Producer + Clone> Clone for Par<P> {
+    fn clone(&self) -> Self {
+        Par {
+            producer: self.producer.clone(),
+            config: self.config,
+            _one_thread: PhantomData,
+        }
     }
 }
 

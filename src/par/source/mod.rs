@@ -13,10 +13,16 @@
 //!   (`pattern.rs`).
 //! - `owned.rs`: `Vec<T>`, `Box<[T]>` and slices, owned and borrowed.
 //! - `collections.rs`: the standard collections other than `Vec`.
+//! - `drain.rs`: `par_drain` ([`ParallelDrainRange`](drain::ParallelDrainRange),
+//!   [`ParallelDrainFull`](drain::ParallelDrainFull)) on `Vec` and `String`;
+//!   `drain_collections.rs`: on `VecDeque`, `BinaryHeap`, `HashMap`, `HashSet`.
 //! - `small.rs`: `empty`, `once`, `repeat`, `Option`, `Result`, arrays.
 //! - `split.rs`: the recursive sources, `split` and `walk_tree*`.
 
+pub(crate) mod chunk_by;
 pub(crate) mod collections;
+pub(crate) mod drain;
+pub(crate) mod drain_collections;
 pub(crate) mod owned;
 pub(crate) mod pattern;
 pub(crate) mod slice;
@@ -26,6 +32,7 @@ pub(crate) mod small;
 pub(crate) mod split;
 pub(crate) mod str_split;
 pub(crate) mod strings;
+mod tuples;
 
 use crate::par::iter::{IntoParallelIterator, Par, ParallelIterator};
 use crate::par::producer::{ChunksMutProducer, RangeInteger, RangeProducer, SliceMutProducer};
@@ -120,12 +127,44 @@ where
 /// `par_chunks_mut()` and the `par_sort*` methods on slices (and `Vec`s,
 /// through deref), with rayon's names and bounds.
 pub trait ParallelSliceMut<T: Send> {
+    /// The slice the methods run over: the one method to write for a type
+    /// of one's own (rayon's `as_parallel_slice_mut`); the others are
+    /// provided.
+    fn as_parallel_slice_mut(&mut self) -> &mut [T];
+
+    /// The runs in which each two neighbours satisfy `same`, as
+    /// `slice::chunk_by_mut` (rayon's `par_chunk_by_mut`). The run ends
+    /// are found first (one `Vec` of indices), as for `par_split_mut`.
+    ///
+    /// ```
+    /// use tine::prelude::*;
+    ///
+    /// let mut v = [1, 1, 2, 3, 3, 3];
+    /// v.par_chunk_by_mut(|a, b| a == b).for_each(|run| run.reverse());
+    /// assert_eq!(v, [1, 1, 2, 3, 3, 3]);
+    /// let lens: Vec<usize> = v.par_chunk_by_mut(|a, b| a == b).map(|run| run.len()).collect();
+    /// assert_eq!(lens, [2, 1, 3]);
+    /// ```
+    fn par_chunk_by_mut<F>(&mut self, same: F) -> Par<SplitMutProducer<'_, T>>
+    where
+        F: Fn(&T, &T) -> bool + Sync + Send,
+    {
+        Par::new(chunk_by::chunk_by_mut(self.as_parallel_slice_mut(), same))
+    }
+
     /// Mutable chunks of `size` items, the last one shorter if `size` does
     /// not divide the length.
     ///
     /// # Panics
     /// If `size` is 0, with rayon's message.
-    fn par_chunks_mut(&mut self, size: usize) -> Par<ChunksMutProducer<'_, T>>;
+    fn par_chunks_mut(&mut self, size: usize) -> Par<ChunksMutProducer<'_, T>> {
+        let slice = self.as_parallel_slice_mut();
+        assert!(size != 0, "chunk_size must not be zero");
+        Par::new(ChunksMutProducer {
+            slice: SliceMutProducer::new(slice),
+            size,
+        })
+    }
 
     /// Mutable chunks of exactly `size` items from the front; a shorter
     /// remainder at the end is left out.
@@ -140,21 +179,42 @@ pub trait ParallelSliceMut<T: Send> {
     ///
     /// # Panics
     /// If `size` is 0, with rayon's message.
-    fn par_chunks_exact_mut(&mut self, size: usize) -> Par<ChunksExactMutProducer<'_, T>>;
+    fn par_chunks_exact_mut(&mut self, size: usize) -> Par<ChunksExactMutProducer<'_, T>> {
+        let slice = self.as_parallel_slice_mut();
+        assert!(size != 0, "chunk_size must not be zero");
+        Par::new(ChunksExactMutProducer {
+            slice: SliceMutProducer::new(slice),
+            size,
+        })
+    }
 
     /// Mutable chunks of `size` items from the back, the last one (at the
     /// front) shorter if `size` does not divide the length.
     ///
     /// # Panics
     /// If `size` is 0, with rayon's message.
-    fn par_rchunks_mut(&mut self, size: usize) -> Par<RChunksMutProducer<'_, T>>;
+    fn par_rchunks_mut(&mut self, size: usize) -> Par<RChunksMutProducer<'_, T>> {
+        let slice = self.as_parallel_slice_mut();
+        assert!(size != 0, "chunk_size must not be zero");
+        Par::new(RChunksMutProducer {
+            slice: SliceMutProducer::new(slice),
+            size,
+        })
+    }
 
     /// Mutable chunks of exactly `size` items from the back; a shorter
     /// remainder at the front is left out.
     ///
     /// # Panics
     /// If `size` is 0, with rayon's message.
-    fn par_rchunks_exact_mut(&mut self, size: usize) -> Par<RChunksExactMutProducer<'_, T>>;
+    fn par_rchunks_exact_mut(&mut self, size: usize) -> Par<RChunksExactMutProducer<'_, T>> {
+        let slice = self.as_parallel_slice_mut();
+        assert!(size != 0, "chunk_size must not be zero");
+        Par::new(RChunksExactMutProducer {
+            slice: SliceMutProducer::new(slice),
+            size,
+        })
+    }
 
     /// The mutable sub-slices between the elements `separator` matches, as
     /// `slice::split_mut`. The separators are found first, in one parallel
@@ -171,7 +231,11 @@ pub trait ParallelSliceMut<T: Send> {
     /// ```
     fn par_split_mut<P>(&mut self, separator: P) -> Par<SplitMutProducer<'_, T>>
     where
-        P: Fn(&T) -> bool + Sync + Send;
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        let slice = self.as_parallel_slice_mut();
+        Par::new(SplitMutProducer::new(slice, separator, false))
+    }
 
     /// The mutable sub-slices, each ending with the element `separator`
     /// matched, as `slice::split_inclusive_mut` (no empty last piece); the
@@ -179,7 +243,11 @@ pub trait ParallelSliceMut<T: Send> {
     /// [`par_split_mut`](Self::par_split_mut).
     fn par_split_inclusive_mut<P>(&mut self, separator: P) -> Par<SplitMutProducer<'_, T>>
     where
-        P: Fn(&T) -> bool + Sync + Send;
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        let slice = self.as_parallel_slice_mut();
+        Par::new(SplitMutProducer::new(slice, separator, true))
+    }
 
     /// Sorts the slice, stably (equal elements keep their order): a
     /// parallel merge sort that allocates one buffer as long as the slice.
@@ -194,7 +262,11 @@ pub trait ParallelSliceMut<T: Send> {
     /// ```
     fn par_sort(&mut self)
     where
-        T: Ord;
+        T: Ord,
+    {
+        let slice = self.as_parallel_slice_mut();
+        sort::stable(slice, &T::cmp, sort::leaf_for::<T>(slice.len()));
+    }
 
     /// Sorts the slice by `compare`, stably: a parallel merge sort (halves
     /// sorted under `join`, merges split by binary search), with one buffer
@@ -218,7 +290,11 @@ pub trait ParallelSliceMut<T: Send> {
     /// ```
     fn par_sort_by<F>(&mut self, compare: F)
     where
-        F: Fn(&T, &T) -> Ordering + Sync;
+        F: Fn(&T, &T) -> Ordering + Sync,
+    {
+        let slice = self.as_parallel_slice_mut();
+        sort::stable(slice, &compare, sort::leaf_for::<T>(slice.len()));
+    }
 
     /// Sorts the slice by the key `f` gives, stably. `f` runs on every
     /// comparison (twice each); see
@@ -235,7 +311,15 @@ pub trait ParallelSliceMut<T: Send> {
     fn par_sort_by_key<K, F>(&mut self, f: F)
     where
         K: Ord,
-        F: Fn(&T) -> K + Sync;
+        F: Fn(&T) -> K + Sync,
+    {
+        let slice = self.as_parallel_slice_mut();
+        sort::stable(
+            slice,
+            &|a: &T, b: &T| f(a).cmp(&f(b)),
+            sort::leaf_for::<T>(slice.len()),
+        );
+    }
 
     /// Sorts the slice by the key `f` gives, stably, calling `f` once per
     /// element (in parallel). The `(key, index)` pairs are sorted with the
@@ -253,7 +337,11 @@ pub trait ParallelSliceMut<T: Send> {
     fn par_sort_by_cached_key<K, F>(&mut self, f: F)
     where
         K: Ord + Send,
-        F: Fn(&T) -> K + Sync;
+        F: Fn(&T) -> K + Sync,
+    {
+        let slice = self.as_parallel_slice_mut();
+        sort::sort_by_cached_key(slice, f);
+    }
 
     /// Sorts the slice, unstably (equal elements may be reordered), in
     /// place with no allocation. See
@@ -268,7 +356,11 @@ pub trait ParallelSliceMut<T: Send> {
     /// ```
     fn par_sort_unstable(&mut self)
     where
-        T: Ord;
+        T: Ord,
+    {
+        let slice = self.as_parallel_slice_mut();
+        sort::unstable(slice, &T::cmp, sort::leaf_for::<T>(slice.len()));
+    }
 
     /// Sorts the slice by `compare`, unstably, in place: a parallel
     /// quicksort (pseudo-median-of-9 pivot, a partition by swaps, the two
@@ -291,7 +383,11 @@ pub trait ParallelSliceMut<T: Send> {
     /// ```
     fn par_sort_unstable_by<F>(&mut self, compare: F)
     where
-        F: Fn(&T, &T) -> Ordering + Sync;
+        F: Fn(&T, &T) -> Ordering + Sync,
+    {
+        let slice = self.as_parallel_slice_mut();
+        sort::unstable(slice, &compare, sort::leaf_for::<T>(slice.len()));
+    }
 
     /// Sorts the slice by the key `f` gives, unstably, in place. `f` runs
     /// on every comparison (twice each).
@@ -306,113 +402,20 @@ pub trait ParallelSliceMut<T: Send> {
     fn par_sort_unstable_by_key<K, F>(&mut self, f: F)
     where
         K: Ord,
-        F: Fn(&T) -> K + Sync;
+        F: Fn(&T) -> K + Sync,
+    {
+        let slice = self.as_parallel_slice_mut();
+        sort::unstable(
+            slice,
+            &|a: &T, b: &T| f(a).cmp(&f(b)),
+            sort::leaf_for::<T>(slice.len()),
+        );
+    }
 }
 
 impl<T: Send> ParallelSliceMut<T> for [T] {
-    fn par_chunks_mut(&mut self, size: usize) -> Par<ChunksMutProducer<'_, T>> {
-        assert!(size != 0, "chunk_size must not be zero");
-        Par::new(ChunksMutProducer {
-            slice: SliceMutProducer::new(self),
-            size,
-        })
-    }
-
-    fn par_chunks_exact_mut(&mut self, size: usize) -> Par<ChunksExactMutProducer<'_, T>> {
-        assert!(size != 0, "chunk_size must not be zero");
-        Par::new(ChunksExactMutProducer {
-            slice: SliceMutProducer::new(self),
-            size,
-        })
-    }
-
-    fn par_rchunks_mut(&mut self, size: usize) -> Par<RChunksMutProducer<'_, T>> {
-        assert!(size != 0, "chunk_size must not be zero");
-        Par::new(RChunksMutProducer {
-            slice: SliceMutProducer::new(self),
-            size,
-        })
-    }
-
-    fn par_rchunks_exact_mut(&mut self, size: usize) -> Par<RChunksExactMutProducer<'_, T>> {
-        assert!(size != 0, "chunk_size must not be zero");
-        Par::new(RChunksExactMutProducer {
-            slice: SliceMutProducer::new(self),
-            size,
-        })
-    }
-
-    fn par_split_mut<P>(&mut self, separator: P) -> Par<SplitMutProducer<'_, T>>
-    where
-        P: Fn(&T) -> bool + Sync + Send,
-    {
-        Par::new(SplitMutProducer::new(self, separator, false))
-    }
-
-    fn par_split_inclusive_mut<P>(&mut self, separator: P) -> Par<SplitMutProducer<'_, T>>
-    where
-        P: Fn(&T) -> bool + Sync + Send,
-    {
-        Par::new(SplitMutProducer::new(self, separator, true))
-    }
-
-    fn par_sort(&mut self)
-    where
-        T: Ord,
-    {
-        sort::stable(self, &T::cmp, sort::leaf_for::<T>(self.len()));
-    }
-
-    fn par_sort_by<F>(&mut self, compare: F)
-    where
-        F: Fn(&T, &T) -> Ordering + Sync,
-    {
-        sort::stable(self, &compare, sort::leaf_for::<T>(self.len()));
-    }
-
-    fn par_sort_by_key<K, F>(&mut self, f: F)
-    where
-        K: Ord,
-        F: Fn(&T) -> K + Sync,
-    {
-        sort::stable(
-            self,
-            &|a: &T, b: &T| f(a).cmp(&f(b)),
-            sort::leaf_for::<T>(self.len()),
-        );
-    }
-
-    fn par_sort_by_cached_key<K, F>(&mut self, f: F)
-    where
-        K: Ord + Send,
-        F: Fn(&T) -> K + Sync,
-    {
-        sort::sort_by_cached_key(self, f);
-    }
-
-    fn par_sort_unstable(&mut self)
-    where
-        T: Ord,
-    {
-        sort::unstable(self, &T::cmp, sort::leaf_for::<T>(self.len()));
-    }
-
-    fn par_sort_unstable_by<F>(&mut self, compare: F)
-    where
-        F: Fn(&T, &T) -> Ordering + Sync,
-    {
-        sort::unstable(self, &compare, sort::leaf_for::<T>(self.len()));
-    }
-
-    fn par_sort_unstable_by_key<K, F>(&mut self, f: F)
-    where
-        K: Ord,
-        F: Fn(&T) -> K + Sync,
-    {
-        sort::unstable(
-            self,
-            &|a: &T, b: &T| f(a).cmp(&f(b)),
-            sort::leaf_for::<T>(self.len()),
-        );
+    #[inline]
+    fn as_parallel_slice_mut(&mut self) -> &mut [T] {
+        self
     }
 }

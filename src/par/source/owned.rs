@@ -8,6 +8,30 @@ use crate::par::producer::{SliceMutProducer, SliceProducer, VecProducer};
 use std::boxed::Box;
 use std::vec::Vec;
 
+/// Clones the `len` items into a new buffer (a panicking `T::clone` drops
+/// the clones made so far), for `Par::clone`.
+///
+/// The items are all in place: a producer is cloned only before any of its
+/// positions is handed out (`producer.rs`, the contract), since `Par::clone`
+/// is the only caller and a `Par` gives its producer up to the consumer that
+/// takes it. And only one thread reads them: `Par` is not `Sync`.
+impl<T: Clone> Clone for VecProducer<T> {
+    fn clone(&self) -> Self {
+        // SAFETY: `base..base + len` holds `len` initialized items, none
+        // moved out (no position handed out, see above), and no other thread
+        // touches them while this shared borrow lives.
+        let items = unsafe { core::slice::from_raw_parts(self.base, self.len) };
+        VecProducer::new(items.to_vec())
+    }
+}
+
+/// `Clone` for any `T`, as `&[T]` is `Copy`.
+impl<T> Clone for SliceProducer<'_, T> {
+    fn clone(&self) -> Self {
+        SliceProducer(self.0)
+    }
+}
+
 impl<T: Send> IntoParallelIterator for Vec<T> {
     type Iter = Par<VecProducer<T>>;
     type Item = T;

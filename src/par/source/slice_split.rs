@@ -34,6 +34,17 @@ pub struct SliceSplitProducer<'a, T, P> {
     pub(super) inclusive: bool,
 }
 
+/// `Clone` for any `T` and a `Clone` separator.
+impl<T, P: Clone> Clone for SliceSplitProducer<'_, T, P> {
+    fn clone(&self) -> Self {
+        SliceSplitProducer {
+            slice: self.slice,
+            separator: self.separator.clone(),
+            inclusive: self.inclusive,
+        }
+    }
+}
+
 impl<T, P: Fn(&T) -> bool> SliceSplitProducer<'_, T, P> {
     /// The first piece start in `begin..end` (`begin < end <= len + 1`).
     fn first_start(&self, begin: usize, end: usize) -> Option<usize> {
@@ -119,6 +130,23 @@ pub struct SplitMutProducer<'a, T> {
 }
 
 impl<'a, T: Send> SplitMutProducer<'a, T> {
+    /// The pieces of `slice` between the given separators (increasing
+    /// indices below its length): each piece ends with its separator if
+    /// `inclusive`.
+    pub(super) fn from_separators(
+        slice: &'a mut [T],
+        separators: Vec<usize>,
+        inclusive: bool,
+    ) -> Self {
+        debug_assert!(separators.windows(2).all(|w| w[0] < w[1]));
+        debug_assert!(separators.last().map_or(true, |&last| last < slice.len()));
+        SplitMutProducer {
+            slice: SliceMutProducer::new(slice),
+            separators,
+            inclusive,
+        }
+    }
+
     /// Finds the separators of `slice` (in parallel, on the current pool)
     /// and takes the slice.
     pub(super) fn new<P>(slice: &'a mut [T], separator: P, inclusive: bool) -> Self

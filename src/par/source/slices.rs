@@ -65,6 +65,14 @@ macro_rules! shared_producer {
             pub(super) size: usize,
         }
 
+        /// `Clone` for any `T`, as `&[T]` is `Copy`.
+        impl<T> Clone for $name<'_, T> {
+            fn clone(&self) -> Self {
+                let (slice, size) = (self.slice, self.size);
+                $name { slice, size }
+            }
+        }
+
         // SAFETY: position `i` is the `i`-th item of `std`'s iterator over
         // the whole slice, and `range` yields exactly the items of its
         // positions (`Kind::bounds`), one per position.

@@ -45,6 +45,27 @@ impl<T, const N: usize> InlineProducer<T, N> {
     }
 }
 
+/// Clones the items, for `Par::clone`. They are all in place: a producer is
+/// cloned only before any of its positions is handed out (`producer.rs`,
+/// the contract), on one thread (`Par` is not `Sync`). A panicking
+/// `T::clone` drops the clones made so far (`array::from_fn` does).
+impl<T: Clone, const N: usize> Clone for InlineProducer<T, N> {
+    fn clone(&self) -> Self {
+        if self.len == 0 {
+            return InlineProducer::none();
+        }
+        // `full` and `none` are the only constructors: with items, all `N`.
+        assert_eq!(self.len, N, "an inline producer holds all its items");
+        let items = self.items.get().cast::<T>().cast_const();
+        InlineProducer::full(core::array::from_fn(|i| {
+            // SAFETY: `i < N = len`, and items `0..len` are initialized and
+            // not moved out (no position handed out, see above); no other
+            // thread touches them while this shared borrow lives.
+            unsafe { &*items.add(i) }.clone()
+        }))
+    }
+}
+
 // SAFETY: threads move disjoint positions out once each (the producer
 // contract), moving `T` across threads, which `T: Send` allows.
 unsafe impl<T: Send, const N: usize> Sync for InlineProducer<T, N> {}
@@ -113,6 +134,13 @@ impl<T> RepeatProducer<T> {
             value: SpinLock::new(value),
             len,
         }
+    }
+}
+
+/// Clones the value, under its lock.
+impl<T: Clone> Clone for RepeatProducer<T> {
+    fn clone(&self) -> Self {
+        RepeatProducer::new(self.value.with(|value| value.clone()), self.len)
     }
 }
 

@@ -42,7 +42,7 @@ pub(super) enum Cut {
 
 /// Pieces of a string cut at the characters `pattern` matches. See the
 /// module docs for how positions map to pieces.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct StrSplitProducer<'a, P> {
     text: &'a str,
     pattern: P,

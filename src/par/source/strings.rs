@@ -188,7 +188,7 @@ fn is_ascii_space(c: char) -> bool {
 macro_rules! char_part_producer {
     ($(#[$doc:meta])* $name:ident, $item:ty, $iter:ident, $method:ident) => {
         $(#[$doc])*
-        #[derive(Debug)]
+        #[derive(Clone, Debug)]
         pub struct $name<'a>(&'a str);
 
         // SAFETY: yields what the characters that start in `begin..end`
@@ -220,7 +220,7 @@ char_part_producer!(
 );
 
 /// The characters of a string and their indices: `text.par_char_indices()`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct CharIndicesProducer<'a>(&'a str);
 
 // SAFETY: as for `CharsProducer` (`char_part_producer`).
@@ -269,7 +269,7 @@ impl Iterator for CharIndicesFrom<'_> {
 }
 
 /// The bytes of a string: `text.par_bytes()`. Position `i` is byte `i`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct BytesProducer<'a>(&'a str);
 
 // SAFETY: yields the bytes `begin..end`, one per position.
@@ -301,7 +301,7 @@ char_part_producer!(
 );
 
 /// The matches of a pattern and their indices: `text.par_match_indices(p)`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct MatchIndicesProducer<'a, P> {
     text: &'a str,
     pattern: P,
@@ -360,7 +360,7 @@ impl<'a, P: Pattern> Iterator for MatchIndicesRange<'a, '_, P> {
 }
 
 /// The matches of a pattern: `text.par_matches(p)`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct MatchesProducer<'a, P>(MatchIndicesProducer<'a, P>);
 
 // SAFETY: the matches of a `MatchIndicesProducer`, without the indices.
