@@ -47,7 +47,7 @@ fn boxed_slices_are_sources() {
     every_way(|| {
         let boxed: Box<[String]> = (0..1000).map(|i| i.to_string()).collect();
         let total: usize = (&boxed).into_par_iter().map(|s| s.len()).sum();
-        assert_eq!(total, boxed.iter().map(|s| s.len()).sum());
+        assert_eq!(total, boxed.iter().map(|s| s.len()).sum::<usize>());
         let mut bumped = boxed.clone();
         (&mut bumped).into_par_iter().for_each(|s| s.push('!'));
         assert!(bumped
