@@ -649,3 +649,49 @@ fn chunk_by_and_array_windows_match_std() {
         }
     });
 }
+
+#[test]
+fn rayons_type_names_name_the_iterators() {
+    use tine::iter::{
+        Flatten, FoldWith, Intersperse, PanicFuse, SkipAny, SkipAnyWhile, TakeAny, TakeAnyWhile,
+        WhileSome, ZipEq,
+    };
+    type R = tine::range::Iter<u32>;
+    type Somes = tine::iter::Map<R, fn(u32) -> Option<u32>>;
+    type Vecs = tine::iter::Map<R, fn(u32) -> Vec<u32>>;
+    let v: Vec<u32> = (0..10).collect();
+    let a: Intersperse<R> = (0..3u32).into_par_iter().intersperse(9);
+    let b: WhileSome<Somes> = (0..3u32)
+        .into_par_iter()
+        .map(Some as fn(u32) -> Option<u32>)
+        .while_some();
+    let c: ZipEq<R, R> = (0..3u32).into_par_iter().zip_eq(0..3u32);
+    let d: TakeAny<R> = (0..3u32).into_par_iter().take_any(2);
+    let e: SkipAny<R> = (0..3u32).into_par_iter().skip_any(1);
+    let f: PanicFuse<R> = (0..3u32).into_par_iter().panic_fuse();
+    let g: Flatten<Vecs> = (0..3u32)
+        .into_par_iter()
+        .map((|x| vec![x]) as fn(u32) -> Vec<u32>)
+        .flatten();
+    let h: FoldWith<R, u32, fn(u32, u32) -> u32> = (0..3u32)
+        .into_par_iter()
+        .fold_with(0, (|a, b| a + b) as fn(u32, u32) -> u32);
+    let i: TakeAnyWhile<R, fn(&u32) -> bool> = (0..3u32)
+        .into_par_iter()
+        .take_any_while((|_| true) as fn(&u32) -> bool);
+    let j: SkipAnyWhile<R, fn(&u32) -> bool> = (0..3u32)
+        .into_par_iter()
+        .skip_any_while((|_| false) as fn(&u32) -> bool);
+    let k: tine::slice::ChunkBy<'_, u32, fn(&u32, &u32) -> bool> =
+        v.par_chunk_by((|a, b| a == b) as fn(&u32, &u32) -> bool);
+    let l: tine::slice::ArrayWindows<'_, u32, 2> = v.par_array_windows::<2>();
+    assert_eq!(
+        a.count() + b.count() + c.count() + d.count() + e.count() + f.count(),
+        5 + 3 + 3 + 2 + 2 + 3
+    );
+    assert_eq!(
+        g.count() + h.sum::<u32>() as usize + i.count() + j.count(),
+        3 + 3 + 3 + 3
+    );
+    assert_eq!(k.count() + l.count(), 10 + 9);
+}

@@ -167,6 +167,12 @@ pub(super) mod slice_types {
         WindowsProducer,
     };
 
+    /// `slice.par_chunk_by(f)`.
+    pub type ChunkBy<'a, T, F> = Par<crate::par::ChunkByProducer<'a, T, F>>;
+    /// `slice.par_array_windows::<N>()`.
+    pub type ArrayWindows<'a, T, const N: usize> =
+        Par<crate::par::Map<WindowsProducer<'a, T>, fn(&[T]) -> &[T; N]>>;
+
     /// `slice.par_iter()`.
     pub type Iter<'a, T> = <&'a [T] as IntoParallelIterator>::Iter;
     /// `slice.par_iter_mut()`.
@@ -249,4 +255,38 @@ pub(super) mod adaptor_types {
     pub type MinLen<I> = Par<P<I>>;
     /// `iter.with_max_len(n)`: the iterator itself, with a setting.
     pub type MaxLen<I> = Par<P<I>>;
+    /// `iter.panic_fuse()`: the iterator itself (a panic already stops the
+    /// call's other blocks).
+    pub type PanicFuse<I> = Par<P<I>>;
+    /// `iter.flatten()`.
+    pub type Flatten<I> = Par<par::FlatMap<P<I>, fn(Item<I>) -> Item<I>>>;
+    /// `iter.flatten_iter()`.
+    pub type FlattenIter<I> = Par<par::FlatMapIter<P<I>, fn(Item<I>) -> Item<I>>>;
+    /// `iter.fold_with(init, f)`.
+    pub type FoldWith<I, U, F> = Par<par::Fold<P<I>, par::CloneOf<U>, F>>;
+    /// `iter.try_fold(identity, f)`: `U` is the `Try` type `f` returns.
+    pub type TryFold<I, U, ID, F> = Par<par::TryFold<P<I>, ID, F, U>>;
+    /// `iter.take_any(n)`.
+    pub type TakeAny<I> = Par<par::AnyN<P<I>>>;
+    /// `iter.skip_any(n)`.
+    pub type SkipAny<I> = Par<par::AnyN<P<I>>>;
+    /// `iter.take_any_while(predicate)`.
+    pub type TakeAnyWhile<I, Pred> = Par<par::AnyWhile<P<I>, Pred>>;
+    /// `iter.skip_any_while(predicate)`.
+    pub type SkipAnyWhile<I, Pred> = Par<par::AnyWhile<P<I>, Pred>>;
+    /// `iter.while_some()`.
+    pub type WhileSome<I> = Par<par::WhileSome<P<I>>>;
+    /// `iter.intersperse(separator)`.
+    pub type Intersperse<I> = Par<par::Intersperse<P<I>>>;
+    /// `iter.zip_eq(other)`.
+    pub type ZipEq<A, B> = Par<par::Zip<X<A>, X<B>>>;
+    /// `iter.interleave(other)`.
+    pub type Interleave<A, B> = Par<par::Interleave<X<A>, X<B>>>;
+    /// `iter.fold_chunks(size, identity, f)`.
+    pub type FoldChunks<I, ID, F> = Par<par::FoldChunks<X<I>, ID, F>>;
+    /// `iter.fold_chunks_with(size, init, f)`.
+    pub type FoldChunksWith<I, U, F> = Par<par::FoldChunksWith<X<I>, U, F>>;
+
+    /// The items of a parallel iterator `I`.
+    type Item<I> = <I as ParallelIterator>::Item;
 }

@@ -181,6 +181,7 @@ pub use producer::{
     ChunksMutProducer, ChunksProducer, Indexed, Producer, RangeInteger, RangeIter, RangeProducer,
     SliceMutProducer, SliceProducer, VecProducer, VecRange,
 };
+pub use source::chunk_by::{ChunkByProducer, ChunkByRange};
 pub use source::drain::{
     ParallelDrainFull, ParallelDrainRange, StringDrainProducer, VecDrainProducer,
 };
