@@ -79,7 +79,7 @@ unsafe fn set_latch(job: *const Header) {
     // SAFETY: by the contract; the field is reached through the raw pointer.
     let latch = unsafe { core::ptr::addr_of!((*job).latch) };
     // Release: pairs with the Acquire load in `Header::probe`.
-    // SAFETY: alive until the store lands (the contract). The store takes
+    // Sound because alive until the store lands (the contract). The store takes
     // a `&AtomicBool` for its call, and the joiner may free the frame as
     // soon as it sees the store, before that call returns: the argument
     // std's `Arc::drop` relies on for its `fetch_sub`. A reference to a
@@ -88,6 +88,7 @@ unsafe fn set_latch(job: *const Header) {
     // `dereferenceable` attribute), so only the store itself needs the
     // memory, and the store happens before the joiner can see it. Nothing
     // after the store touches the job.
+    // SAFETY: as argued just above.
     unsafe { (*latch).store(true, Ordering::Release) };
 }
 

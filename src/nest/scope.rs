@@ -139,7 +139,7 @@ impl<'scope> Scope<'scope> {
         // SAFETY: as above; the field is reached through the raw pointer.
         let pending = unsafe { core::ptr::addr_of!((*this).pending) };
         // Release: pairs with the Acquire load in `scope`'s wait.
-        // SAFETY: alive until the decrement lands (the contract). The
+        // Sound because alive until the decrement lands (the contract). The
         // scope may end as soon as it sees the count reach zero, before
         // `fetch_sub` returns: the argument std's `Arc::drop` relies on. A
         // reference to a value in an `UnsafeCell` (an atomic) does not
@@ -147,6 +147,7 @@ impl<'scope> Scope<'scope> {
         // (rustc gives it no `dereferenceable` attribute), so only the
         // decrement itself needs the memory. Nothing after it touches the
         // scope.
+        // SAFETY: as argued just above.
         unsafe { (*pending).fetch_sub(1, Ordering::Release) };
     }
 

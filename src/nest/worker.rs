@@ -125,10 +125,11 @@ impl Worker {
     #[inline]
     pub(crate) fn with_current<R>(f: impl FnOnce(Option<&Worker>) -> R) -> R {
         let worker = CURRENT.with(Cell::get);
-        // SAFETY: set only by `enter` (and `hide_unless_of`, which puts
+        // Sound because set only by `enter` (and `hide_unless_of`, which puts
         // back what it found), whose guard resets it before the worker's
         // frame ends; that frame encloses this call, so the worker is alive
         // for as long as `f` runs.
+        // SAFETY: as argued just above.
         f(unsafe { worker.as_ref() })
     }
 

@@ -76,7 +76,8 @@
 //! fork makes a syscall only when someone has announced that it is parked.
 //!
 //! The policy is one piece (spin budget, parking, the busy caller's wait),
-//! kept whole here at about the project's ~450 lines; backends are apart.
+//! kept whole here (a little over the project's ~450 lines, to keep the
+//! no-lost-wakeup argument beside the code it covers); backends are apart.
 
 /// The team's lock word (`team/lock.rs`), as the waits read it: idle, to
 /// any caller.

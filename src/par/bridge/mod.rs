@@ -359,10 +359,11 @@ impl<I: Iterator> BridgeRange<'_, I> {
         };
         self.head = 0;
         self.filled = 0;
-        // SAFETY: `want` items fit the room (`0 < want <= batch <=
+        // Sound because `want` items fit the room (`0 < want <= batch <=
         // room_for`, so slot 0 is in it), whose alignment suits them, and
         // every slot is empty: items `head..filled` were all yielded before
         // this refill.
+        // SAFETY: as argued just above.
         let room = unsafe {
             core::slice::from_raw_parts_mut(self.slot(0).cast::<MaybeUninit<I::Item>>(), want)
         };

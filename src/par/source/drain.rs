@@ -132,15 +132,17 @@ impl<T> Drained<T> {
     pub(super) fn open(vec: &mut Vec<T>, range: Range<usize>) -> Self {
         assert!(range.start <= range.end && range.end <= vec.len());
         let (len, tail) = (range.len(), vec.len() - range.end);
-        // SAFETY: shrinking the length leaks nothing for good: the range's
+        // Sound because shrinking the length leaks nothing for good: the range's
         // items belong to the positions, each moved out or dropped once
         // (the producer contract), and `close` gives the tail back. If
         // `close` never runs (a leaked iterator), they leak, never drop.
+        // SAFETY: as argued just above.
         unsafe { vec.set_len(range.start) };
-        // SAFETY: `range.start <= len <= capacity`, so the offset stays in
+        // Sound because `range.start <= len <= capacity`, so the offset stays in
         // (or one past the end of) the allocation. `as_mut_ptr` makes no
         // reference to the items, so the pointer stays valid as long as
         // the buffer is neither moved nor freed: until `close`.
+        // SAFETY: as argued just above.
         let base = unsafe { vec.as_mut_ptr().add(range.start) };
         Drained { base, len, tail }
     }
@@ -179,10 +181,11 @@ impl<T> Drained<T> {
     /// and no range of this one is still alive.
     pub(super) unsafe fn close(&self, vec: &mut Vec<T>) {
         let start = vec.len();
-        // SAFETY: the tail's `self.tail` items are still initialized right
+        // Sound because the tail's `self.tail` items are still initialized right
         // after the range, in the same buffer (untouched since `open`), and
         // no one else reads them; `copy` allows the overlap. Afterwards
         // `start + tail` items are initialized at the front.
+        // SAFETY: as argued just above.
         unsafe {
             let at = vec.as_mut_ptr().add(start);
             if self.tail != 0 && self.len != 0 {
@@ -210,11 +213,12 @@ impl<'a, T> VecDrainProducer<'a, T> {
 
 impl<T> Drop for VecDrainProducer<'_, T> {
     fn drop(&mut self) {
-        // SAFETY: the vector is the one `new` opened, borrowed by this
+        // Sound because the vector is the one `new` opened, borrowed by this
         // producer alone since, and the ranges borrow the producer, so none
         // is alive. Every position was handed out or dropped (the producer
         // contract, `Par`'s `Drop` when no call ran), and any that was not
         // only leaks.
+        // SAFETY: as argued just above.
         unsafe { self.drained.close(self.vec) };
     }
 }
@@ -228,29 +232,38 @@ unsafe impl<T: Send> Send for VecDrainProducer<'_, T> {}
 // the vector itself is touched only by `Drop`.
 unsafe impl<T: Send> Sync for VecDrainProducer<'_, T> {}
 
+/// The items of a drain producer's `Producer` impl, forwarded to its
+/// `drained: Drained<T>` field: written once for every drain producer.
+macro_rules! forward_to_drained {
+    () => {
+        type Item = T;
+        type Iter<'b>
+            = VecRange<'b, T>
+        where
+            Self: 'b;
+        const EXACT: bool = true;
+
+        fn len(&self) -> usize {
+            self.drained.len()
+        }
+
+        unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.drained.range(begin, end) }
+        }
+
+        unsafe fn drop_range(&self, begin: usize, end: usize) {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.drained.drop_range(begin, end) }
+        }
+    };
+}
+pub(super) use forward_to_drained;
+
 // SAFETY: yields the items of positions `begin..end`, each moved out once
 // by `VecRange`, which drops the ones it does not yield.
 unsafe impl<T: Send> Producer for VecDrainProducer<'_, T> {
-    type Item = T;
-    type Iter<'b>
-        = VecRange<'b, T>
-    where
-        Self: 'b;
-    const EXACT: bool = true;
-
-    fn len(&self) -> usize {
-        self.drained.len()
-    }
-
-    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.drained.range(begin, end) }
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.drained.drop_range(begin, end) }
-    }
+    forward_to_drained!();
 }
 
 // SAFETY: one item per position.

@@ -17,7 +17,9 @@
 //! these makes too. The collection is empty as soon as `par_drain`
 //! returns.
 
-use super::drain::{drain_bounds, Drained, ParallelDrainFull, ParallelDrainRange};
+use super::drain::{
+    drain_bounds, forward_to_drained, Drained, ParallelDrainFull, ParallelDrainRange,
+};
 use crate::par::iter::Par;
 use crate::par::producer::{Indexed, Producer, VecProducer, VecRange};
 use core::ops::{Range, RangeBounds};
@@ -63,10 +65,11 @@ impl<'a, C, T> TakenDrainProducer<'a, C, T> {
 
 impl<C, T> Drop for TakenDrainProducer<'_, C, T> {
     fn drop(&mut self) {
-        // SAFETY: `vec` is the vector `new` opened, owned by this producer
+        // Sound because `vec` is the vector `new` opened, owned by this producer
         // and untouched since, and the ranges borrow the producer, so none
         // is alive. Every position was handed out or dropped (the producer
         // contract), and any that was not only leaks.
+        // SAFETY: as argued just above.
         unsafe { self.drained.close(&mut self.vec) };
         *self.collection = (self.put_back)(core::mem::take(&mut self.vec));
     }
@@ -84,26 +87,7 @@ unsafe impl<C: Send, T: Send> Sync for TakenDrainProducer<'_, C, T> {}
 // SAFETY: yields the items of positions `begin..end`, each moved out once
 // by `VecRange`, which drops the ones it does not yield.
 unsafe impl<C: Send, T: Send> Producer for TakenDrainProducer<'_, C, T> {
-    type Item = T;
-    type Iter<'b>
-        = VecRange<'b, T>
-    where
-        Self: 'b;
-    const EXACT: bool = true;
-
-    fn len(&self) -> usize {
-        self.drained.len()
-    }
-
-    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.drained.range(begin, end) }
-    }
-
-    unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.drained.drop_range(begin, end) }
-    }
+    forward_to_drained!();
 }
 
 // SAFETY: one item per position.
