@@ -10,7 +10,7 @@
 //! ```
 
 fn main() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     pool.for_threads(|thread_index, _| {
         if thread_index == 2 {
             panic!("task {thread_index} panicked");

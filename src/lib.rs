@@ -193,8 +193,8 @@ pub use par::prelude;
 #[cfg(feature = "std")]
 pub use pool::{
     broadcast, current_num_threads, current_thread_index, global, in_place_scope, join,
-    join_context, max_num_threads, scope, spawn, yield_local, yield_now, BroadcastContext, Builder,
-    ThreadPool,
+    join_context, max_num_threads, scope, spawn, spawn_fifo, spawn_pool, yield_local, yield_now,
+    BroadcastContext, Builder, ThreadPool,
 };
 #[cfg(feature = "std")]
 pub use schedule::Partials;

@@ -22,7 +22,7 @@ fn child_a_panicking_task_under_panic_abort() {
         default(info);
         std::process::abort(); // what panic = "abort" does after the hook
     }));
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     pool.for_threads(|thread_index, _| {
         if thread_index == 2 {
             panic!("task {thread_index} panicked");

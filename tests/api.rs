@@ -19,7 +19,7 @@ use tine::prelude::*;
 /// Runs `body` with each schedule, on the caller alone, forked and
 /// adaptive, on a 3-thread pool.
 fn every_way(mut body: impl FnMut(Schedule)) {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     for way in [
         Override::NeverFork,
         Override::AlwaysFork,
@@ -129,7 +129,7 @@ fn searches_from_the_end_find_the_highest_position() {
 
 #[test]
 fn a_search_from_the_end_skips_the_low_blocks() {
-    let pool = tine::spawn(2);
+    let pool = tine::spawn_pool(2);
     let before = set_override(Override::AlwaysFork);
     let asked = AtomicUsize::new(0);
     let n = 1_000_000usize;
@@ -284,7 +284,7 @@ fn collect_vec_list_keeps_input_order() {
 
 #[test]
 fn panic_fuse_still_resumes_the_first_panic() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         pool.install(|| {
             (0..100_000u32)
@@ -562,7 +562,7 @@ fn take_and_skip_any_while_and_while_some() {
         assert!(cut.len() < n as usize);
     });
     // On one thread the order is the input's: exactly the prefix.
-    let pool = tine::spawn(1);
+    let pool = tine::spawn_pool(1);
     let prefix: Vec<u32> = pool.install(|| {
         (0..1000u32)
             .into_par_iter()

@@ -39,7 +39,7 @@ fn lengths() -> Vec<usize> {
 #[test]
 fn every_item_once_for_each_consumer_and_schedule() {
     for threads in [1, 2, 3, 4] {
-        let pool = tine::spawn(threads);
+        let pool = tine::spawn_pool(threads);
         both_ways(|| {
             for n in lengths() {
                 let want = (n as u64) * (n as u64).saturating_sub(1) / 2;
@@ -82,7 +82,7 @@ fn every_item_once_for_each_consumer_and_schedule() {
 
 #[test]
 fn adaptors_over_a_bridge_end_with_the_source() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     both_ways(|| {
         let n = scale::size(10_000);
         let lines: String = (0..n).map(|i| format!("{i}\n")).collect();
@@ -126,7 +126,7 @@ impl Drop for Counted<'_> {
 #[test]
 fn owned_items_are_dropped_once_on_early_stop_and_panic() {
     support::serialize_panic_output();
-    let pool = tine::spawn(4);
+    let pool = tine::spawn_pool(4);
     both_ways(|| {
         let n = scale::size(20_000);
         // Early stop: every item made is dropped once, pulled or not.
@@ -166,7 +166,7 @@ fn owned_items_are_dropped_once_on_early_stop_and_panic() {
 #[test]
 fn a_panic_in_the_source_reaches_the_caller_and_nothing_pulls_after_it() {
     support::serialize_panic_output();
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     both_ways(|| {
         let n = scale::size(5_000);
         let pulled = AtomicUsize::new(0);
@@ -193,7 +193,7 @@ fn a_panic_in_the_source_reaches_the_caller_and_nothing_pulls_after_it() {
 
 #[test]
 fn large_and_zero_sized_items() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     both_ways(|| {
         let n = scale::size(300);
         // 8 KiB items: more than a range's room holds, one per lock.
@@ -230,7 +230,7 @@ fn a_bridge_of_expensive_items_spreads_over_the_threads() {
     if cfg!(miri) {
         return; // timing
     }
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let per_thread: Vec<AtomicUsize> = (0..3).map(|_| AtomicUsize::new(0)).collect();
     (0..6).par_bridge().with_pool(&pool).for_each(|_| {
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -245,7 +245,7 @@ fn a_bridge_of_expensive_items_spreads_over_the_threads() {
 fn every_adaptor_over_a_bridge_stops_with_the_source_in_blocks_of_one() {
     // Blocks of one position: a call that did not see the source end would
     // walk ~2^61 empty blocks. Each adaptor must pass `ended` on.
-    let pool = tine::spawn(2);
+    let pool = tine::spawn_pool(2);
     let n = scale::size(1000);
     let bridge = || (0..n).par_bridge().with_pool(&pool).with_max_len(1);
     both_ways(|| {

@@ -20,7 +20,7 @@ use tine::prelude::*;
 
 /// Runs `body` in a 3-thread pool, once with each cutoff override.
 fn every_way(mut body: impl FnMut()) {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     for way in [
         Override::AlwaysFork,
         Override::NeverFork,
@@ -504,7 +504,7 @@ fn string_sources() {
 
 #[test]
 fn adaptors() {
-    let pool = tine::spawn(2);
+    let pool = tine::spawn_pool(2);
     every_way(|| {
         for n in lengths() {
             let v: Vec<Option<u32>> = (0..n as u32).map(|x| (x % 5 != 0).then_some(x)).collect();
@@ -605,7 +605,7 @@ fn unwind_safe<T: std::panic::UnwindSafe + std::panic::RefUnwindSafe>(value: T) 
 
 #[test]
 fn a_clone_may_run_under_catch_unwind() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let v: Vec<u32> = (0..1000).collect();
     let iter = unwind_safe(
         v.par_iter()

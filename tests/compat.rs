@@ -38,7 +38,7 @@ fn bad_builder_input_is_an_error_with_a_message() {
 
 #[test]
 fn thread_indices_are_distinct_and_below_the_count_in_every_fork() {
-    let pool = tine::spawn(4);
+    let pool = tine::spawn_pool(4);
     for _ in 0..50 {
         let seen: Vec<AtomicUsize> = (0..4).map(|_| AtomicUsize::new(0)).collect();
         pool.for_threads(|thread_index, _| {
@@ -56,7 +56,7 @@ fn thread_indices_are_distinct_and_below_the_count_in_every_fork() {
     assert_eq!(tine::current_thread_index(), Some(0));
     assert_eq!(pool.current_thread_index(), None);
     assert_eq!(pool.install(|| pool.current_thread_index()), Some(0));
-    let other = tine::spawn(2);
+    let other = tine::spawn_pool(2);
     pool.for_threads(|_, _| assert_eq!(other.current_thread_index(), None));
     // Inside `join` regions, stolen branches see their own thread's index.
     let indices = pool.install(|| {
@@ -78,7 +78,7 @@ impl Drop for Counted<'_> {
 #[test]
 fn a_panicking_broadcast_drops_the_results_made_and_the_pool_stays_usable() {
     support::serialize_panic_output();
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let drops = AtomicUsize::new(0);
     let caught = catch_unwind(|| {
         pool.broadcast(|ctx| {
@@ -102,7 +102,7 @@ fn a_panicking_broadcast_drops_the_results_made_and_the_pool_stays_usable() {
 
 #[test]
 fn partition_map_moves_owned_items_out_in_input_order() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     for len in [0, 1, 2, 999, 20_000] {
         let items: Vec<String> = (0..len).map(|i| i.to_string()).collect();
         let (numbers, words): (Vec<usize>, Vec<String>) = pool.install(|| {
@@ -126,7 +126,7 @@ fn partition_map_moves_owned_items_out_in_input_order() {
 
 #[test]
 fn slice_sources_match_std_at_every_length_and_size() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let data: Vec<u32> = (0..300).collect();
     for len in [0, 1, 2, 3, 10, 31, 257, 300] {
         let slice = &data[..len];
@@ -217,7 +217,7 @@ fn zero_sizes_panic_with_rayons_messages() {
 #[test]
 fn with_min_len_bounds_every_piece_as_rayon_does() {
     use tine::par::Schedule;
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     for schedule in [
         Schedule::Static,
         Schedule::Dynamic { grain: 1 },
@@ -255,7 +255,7 @@ fn with_min_len_bounds_every_piece_as_rayon_does() {
 
 #[test]
 fn flat_map_with_parallel_inner_iterators_matches_serial() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     for n in [0u64, 1, 7, 1000, 10_000] {
         let serial: Vec<u64> = (0..n)
             .flat_map(|i| (0..i % 37).map(move |j| i * 100 + j))
@@ -295,7 +295,7 @@ fn flat_map_with_parallel_inner_iterators_matches_serial() {
 #[test]
 fn flat_map_drops_every_owned_inner_item_once_on_early_stop_and_panic() {
     support::serialize_panic_output();
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let drops = AtomicUsize::new(0);
     let made = |drops: &'static AtomicUsize| -> (Vec<Vec<Counted<'static>>>, usize) {
         let outer: Vec<Vec<Counted>> = (0..2000)
@@ -333,7 +333,7 @@ fn flat_map_drops_every_owned_inner_item_once_on_early_stop_and_panic() {
 
 #[test]
 fn small_sources_match_serial_and_drop_owned_items_once() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let before = tine::par::cutoff::set_override(tine::par::cutoff::Override::AlwaysFork);
     let none: Vec<String> = tine::iter::empty().with_pool(&pool).collect();
     assert!(none.is_empty());
@@ -407,7 +407,7 @@ fn small_sources_match_serial_and_drop_owned_items_once() {
 
 #[test]
 fn split_and_tree_walks_match_serial_order() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     pool.install(|| {
         for len in [0usize, 1, 2, 5, 100, 1000] {
             // Halving ranges down to a few items: the pieces, in order,

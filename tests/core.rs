@@ -344,7 +344,7 @@ fn sixteen_threads_on_two_cores_complete_a_thousand_forks() {
 #[test]
 fn a_pool_can_live_in_a_static() {
     static POOL: OnceLock<ThreadPool> = OnceLock::new();
-    let pool = POOL.get_or_init(|| tine::spawn(2));
+    let pool = POOL.get_or_init(|| tine::spawn_pool(2));
     let count = AtomicUsize::new(0);
     pool.for_n(10, |_| {
         count.fetch_add(1, Relaxed);
@@ -389,9 +389,9 @@ fn an_os_refusal_to_spawn_is_an_error_not_a_panic() {
 }
 
 #[test]
-#[should_panic(expected = "tine::spawn(0) failed")]
+#[should_panic(expected = "tine::spawn_pool(0) failed")]
 fn spawn_panics_with_a_clear_message() {
-    let _ = tine::spawn(0);
+    let _ = tine::spawn_pool(0);
 }
 
 #[test]
@@ -665,7 +665,7 @@ fn code_written_for_fork_union_needs_no_trait_import() {
     mod ported {
         use tine as fu;
         pub fn run() -> usize {
-            let pool = fu::spawn(2);
+            let pool = fu::spawn_pool(2);
             let count = std::sync::atomic::AtomicUsize::new(0);
             pool.for_n(10, |_| {
                 count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -26,7 +26,7 @@ use tine::prelude::*;
 /// override, so that calls run both alone on the caller and forked (under
 /// Miri, only those two: the adaptive cutoff takes one or the other).
 fn every_way(mut body: impl FnMut()) {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let ways: &[Override] = if cfg!(miri) {
         &[Override::NeverFork, Override::AlwaysFork]
     } else {
@@ -620,7 +620,7 @@ fn rayon_paths_name_the_drains() {
     }
     // A pool of the test's own: the global one would outlive `main`,
     // which Miri's leak check reports.
-    tine::spawn(2).install(|| {
+    tine::spawn_pool(2).install(|| {
         let mut v = vec![1, 2, 3];
         let d: tine::vec::Drain<'_, i32> = range(&mut v);
         assert_eq!(d.sum::<i32>(), 5);

@@ -1,34 +1,17 @@
 //! The liveness holes of issue 11, each as a scenario that used to hang (or
 //! burn a core) and must now finish in seconds. Each runs under a watchdog
-//! ([`within`]) so that a regression fails the test instead of hanging it.
+//! (`support::within`) so that a regression fails the test instead of hanging it.
 #![cfg(not(loom))]
 
 mod support;
+
+use support::within;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 use tine::{Error, Team, ThreadPool};
-
-/// Runs `body` on its own thread and fails the test if it has not finished
-/// within `limit` (the hung thread is left behind; the test binary exits).
-/// Joined with `join`, which ThreadSanitizer sees (a channel inside std
-/// would not be).
-fn within<T: Send + 'static>(limit: Duration, body: impl FnOnce() -> T + Send + 'static) -> T {
-    let started = Instant::now();
-    let runner = std::thread::spawn(body);
-    while !runner.is_finished() {
-        assert!(
-            started.elapsed() < limit,
-            "hung: still running after {limit:?}"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    runner
-        .join()
-        .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
-}
 
 const LIMIT: Duration = Duration::from_secs(20);
 

@@ -55,7 +55,7 @@ fn sum(node: &Node) -> u64 {
 }
 
 fn pools() -> Vec<ThreadPool> {
-    (1..=4).map(tine::spawn).collect()
+    (1..=4).map(tine::spawn_pool).collect()
 }
 
 #[test]
@@ -92,7 +92,7 @@ fn tree_sums_match_serial_nested_past_depth_20() {
 
 #[test]
 fn closures_borrow_the_callers_stack_mutably() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let mut data: Vec<u64> = (0..scale::size(10_000) as u64).rev().collect();
     fn sort(slice: &mut [u64]) {
         if slice.len() <= 16 {
@@ -182,7 +182,7 @@ fn a_panicking_drop_of_bs_result_while_a_unwinds_is_caught() {
 #[test]
 fn nested_panics_deep_in_the_tree_reach_the_caller() {
     support::serialize_panic_output();
-    let pool = tine::spawn(4);
+    let pool = tine::spawn_pool(4);
     fn boom(depth: u32) -> u32 {
         if depth == 0 {
             panic!("leaf");
@@ -199,7 +199,7 @@ fn nested_panics_deep_in_the_tree_reach_the_caller() {
 
 #[test]
 fn join_context_says_where_the_closures_ran() {
-    let pool = tine::spawn(2);
+    let pool = tine::spawn_pool(2);
     for _ in 0..scale::size(20) {
         let ((), ()) = pool.install(|| {
             tine::join_context(
@@ -315,7 +315,7 @@ fn a_panic_in_a_spawned_task_or_the_scope_resumes_after_all_finished() {
 
 #[test]
 fn concurrent_callers_from_several_threads_all_get_right_answers() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     support::scope(|threads| {
         for t in 0..4 {
             let pool = &pool;
@@ -407,8 +407,8 @@ fn a_join_inside_a_plain_fork_task_runs_inline_and_right() {
 
 #[test]
 fn joins_inside_another_pools_install_use_that_pool() {
-    let outer = tine::spawn(2);
-    let inner = tine::spawn(3);
+    let outer = tine::spawn_pool(2);
+    let inner = tine::spawn_pool(3);
     let value = outer.install(|| {
         tine::join(
             || inner.install(|| fib(15)),
@@ -561,7 +561,7 @@ fn idle_threads_take_promoted_branches() {
         }
         tine::join(|| walk(depth - 1, seen), || walk(depth - 1, seen));
     }
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let started = Instant::now();
     let seen = Seen(Default::default());
     // One region for all the rounds: a woken worker may take a few
@@ -600,7 +600,7 @@ fn yield_now_runs_a_pending_task_of_the_region() {
     assert_eq!(tine::yield_now(), None);
     assert_eq!(tine::yield_local(), None);
     // One thread: nothing else can take the spawned task.
-    let pool = tine::spawn(1);
+    let pool = tine::spawn_pool(1);
     let ran = AtomicUsize::new(0);
     pool.scope(|s| {
         s.spawn(|_| {
@@ -618,7 +618,7 @@ fn yield_now_runs_a_pending_task_of_the_region() {
     assert_eq!(ran.load(Relaxed), 2);
     // Several threads: a task waits for a flag another task sets, yielding
     // meanwhile, and never deadlocks however the tasks are placed.
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     for _ in 0..20 {
         let flag = AtomicUsize::new(0);
         pool.scope(|s| {

@@ -19,7 +19,7 @@ fn fib(n: u64) -> u64 {
 #[test]
 fn join_allocates_nothing() {
     for threads in 1..=3 {
-        let pool = tine::spawn(threads);
+        let pool = tine::spawn_pool(threads);
         // Warm-up: thread-locals, the wait calibration, the first region.
         assert_eq!(pool.install(|| fib(15)), 610);
         let (sum, allocations) = allocations_in(|| {

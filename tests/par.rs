@@ -627,7 +627,7 @@ fn expensive_items_fork_without_being_told_and_cheap_ones_do_not() {
 
 #[test]
 fn concurrent_callers_on_one_pool_each_get_their_own_partials() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     std::thread::scope(|s| {
         for k in 0..3u64 {
             let pool = &pool;

@@ -20,14 +20,14 @@ fn spawn_of_zero_threads_panics_at_the_callers_line() {
             Some((location.file().to_string(), location.line(), message));
     }));
     let line = line!() + 1;
-    let result = std::panic::catch_unwind(|| tine::spawn(0));
+    let result = std::panic::catch_unwind(|| tine::spawn_pool(0));
     let _ = std::panic::take_hook();
-    assert!(result.is_err(), "tine::spawn(0) returned a pool");
+    assert!(result.is_err(), "tine::spawn_pool(0) returned a pool");
     let (file, at, message) = seen.lock().expect("the lock").take().expect("the hook ran");
     assert!(
         file.ends_with("spawn_location.rs"),
         "the panic points into {file}"
     );
     assert_eq!(at, line);
-    assert!(message.contains("tine::spawn(0) failed"), "{message}");
+    assert!(message.contains("tine::spawn_pool(0) failed"), "{message}");
 }

@@ -17,7 +17,7 @@ fn ordered_echo_is_byte_identical_through_uneven_reads() {
     let n = scale::size(20_000);
     let data = lines(n);
     for threads in [1, 2, 3, 8] {
-        let pool = tine::spawn(threads);
+        let pool = tine::spawn_pool(threads);
         for (min, max) in [(1, 1), (1, 7), (3, 64), (1, 100_000)] {
             let options = StreamOptions::default().min_batch(min).max_batch(max);
             let mut out = Vec::new();
@@ -38,7 +38,7 @@ fn ordered_echo_is_byte_identical_through_uneven_reads() {
 fn batches_are_contiguous_and_within_the_range() {
     let n = scale::size(50_000);
     let data = lines(n);
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let seen = Mutex::new(Vec::new());
     let options = StreamOptions::default().min_batch(4).max_batch(500);
     let stats = pool
@@ -65,7 +65,7 @@ fn batches_are_contiguous_and_within_the_range() {
 #[test]
 fn unordered_output_has_every_record_once() {
     let data = lines(scale::size(30_000));
-    let pool = tine::spawn(4);
+    let pool = tine::spawn_pool(4);
     let mut out = Vec::new();
     let options = StreamOptions::default().ordered(false).max_batch(300);
     let input = Trickle {
@@ -95,7 +95,7 @@ fn unordered_output_has_every_record_once() {
 
 #[test]
 fn nul_delimiter_empty_records_and_no_final_delimiter() {
-    let pool = tine::spawn(2);
+    let pool = tine::spawn_pool(2);
     let data = b"a\0\0bc\0d";
     let records = Mutex::new(Vec::new());
     let options = StreamOptions::default().delimiter(0).max_batch(1);
@@ -125,7 +125,7 @@ fn nul_delimiter_empty_records_and_no_final_delimiter() {
 
 #[test]
 fn empty_input_calls_nothing() {
-    let pool = tine::spawn(2);
+    let pool = tine::spawn_pool(2);
     let mut out = Vec::new();
     let stats = pool
         .stream_records(io::empty(), &mut out, StreamOptions::default(), |_, _| {
@@ -153,7 +153,7 @@ fn a_huge_record_is_never_cut() {
     data.push(b'\n');
     data.extend_from_slice(&lines(short));
     data.extend_from_slice(&huge); // and last, with no delimiter
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let longest = AtomicUsize::new(0);
     let mut out = Vec::new();
     let stats = pool
@@ -180,7 +180,7 @@ fn a_huge_record_is_never_cut() {
 
 #[test]
 fn a_stream_inside_a_task_runs_inline() {
-    let pool = tine::spawn(2);
+    let pool = tine::spawn_pool(2);
     let data = lines(scale::size(5000));
     let outputs = Mutex::new(Vec::new());
     pool.for_threads(|thread, _| {
@@ -201,7 +201,7 @@ fn a_stream_inside_a_task_runs_inline() {
 
 #[test]
 fn bad_options_are_errors() {
-    let pool = tine::spawn(2);
+    let pool = tine::spawn_pool(2);
     for (options, why) in [
         (
             StreamOptions::default().min_batch(0),
@@ -228,7 +228,7 @@ fn tiny_windows_still_finish_in_order() {
     let n = scale::size(5000);
     let data = lines(n);
     for threads in [1, 2, 5] {
-        let pool = tine::spawn(threads);
+        let pool = tine::spawn_pool(threads);
         for window in [1, 2, 3] {
             for ordered in [true, false] {
                 let options = StreamOptions::default()
@@ -283,7 +283,7 @@ impl Read for BurstThenTrickle {
     ignore = "timing: batch sizes follow the backlog in real time, and Miri's clock is virtual"
 )]
 fn batches_grow_with_the_backlog_and_shrink_when_input_stalls() {
-    let pool = tine::spawn(2);
+    let pool = tine::spawn_pool(2);
     let input = BurstThenTrickle {
         burst: lines(300_000),
         slow_lines: 40,

@@ -34,7 +34,7 @@ fn allocations_for(input: &[u8], pool: &tine::ThreadPool) -> usize {
 
 #[test]
 fn allocations_do_not_grow_with_records() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let input = |lines: usize| {
         let mut data = Vec::new();
         for i in 0..lines {

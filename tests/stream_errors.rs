@@ -15,7 +15,7 @@ use tine::stream::{StreamError, StreamOptions};
 #[test]
 fn the_first_callback_error_stops_intake_and_is_returned() {
     let data = lines(200_000);
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let calls = AtomicUsize::new(0);
     let options = StreamOptions::default().max_batch(100);
     let result = pool.stream_records(&data[..], io::sink(), options, |batch, _| {
@@ -47,7 +47,7 @@ fn the_first_callback_error_stops_intake_and_is_returned() {
 #[test]
 fn a_panic_in_the_callback_reaches_the_caller_and_the_pool_survives() {
     let data = lines(100_000);
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     for _ in 0..3 {
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let options = StreamOptions::default().max_batch(50);
@@ -99,7 +99,7 @@ impl Read for FailingReader {
 
 #[test]
 fn a_reader_failing_midway_is_reported_with_its_offset() {
-    let pool = tine::spawn(2);
+    let pool = tine::spawn_pool(2);
     let reader = FailingReader {
         data: lines(100_000),
         at: 0,
@@ -155,7 +155,7 @@ impl Write for FailingWriter {
 
 #[test]
 fn a_writer_failing_is_reported() {
-    let pool = tine::spawn(2);
+    let pool = tine::spawn_pool(2);
     let data = lines(50_000);
     let writer = FailingWriter { left: 10_000 };
     match pool.stream_records(
@@ -208,7 +208,7 @@ impl Write for SlowWriter {
 
 #[test]
 fn memory_is_bounded_by_the_window_on_endless_input() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let handed = Arc::new(AtomicU64::new(0));
     let window = 4;
     let options = StreamOptions::default().window(window).max_batch(1000);
@@ -264,7 +264,7 @@ impl Write for Forward {
 
 #[test]
 fn a_slow_producer_sees_each_record_processed_at_once() {
-    let pool = tine::spawn(2);
+    let pool = tine::spawn_pool(2);
     let (line_tx, line_rx) = mpsc::channel();
     let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>();
     let producer = std::thread::spawn(move || {

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 #[test]
 fn results_come_in_input_order() {
     for threads in [1, 2, 5] {
-        let pool = tine::spawn(threads);
+        let pool = tine::spawn_pool(threads);
         let got: Vec<u64> = pool.map_ordered(0..100_000u64, |x| x * 3).collect();
         assert_eq!(got, (0..100_000u64).map(|x| x * 3).collect::<Vec<_>>());
         let words = vec!["a".to_string(), "bb".into(), "ccc".into()];
@@ -17,7 +17,7 @@ fn results_come_in_input_order() {
 
 #[test]
 fn an_endless_source_is_pulled_only_a_window_ahead() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let pulled = AtomicUsize::new(0);
     let source = (0u64..).inspect(|_| {
         pulled.fetch_add(1, Ordering::Relaxed);
@@ -39,7 +39,7 @@ fn an_endless_source_is_pulled_only_a_window_ahead() {
 
 #[test]
 fn a_panic_reaches_the_caller_and_the_pool_survives() {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     let mut results = pool.map_ordered(0..10_000u32, |x| {
         assert!(x != 5000, "bad item {x}");
         x

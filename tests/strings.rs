@@ -33,7 +33,7 @@ fn max_lens() -> &'static [usize] {
 fn pool() -> &'static ThreadPool {
     static POOL: OnceLock<ThreadPool> = OnceLock::new();
     set_override(Override::AlwaysFork);
-    POOL.get_or_init(|| tine::spawn(3))
+    POOL.get_or_init(|| tine::spawn_pool(3))
 }
 
 /// `make()`'s items, collected under every block length, and counted under

@@ -14,7 +14,7 @@ use tine::prelude::*;
 /// Runs `body` with the calls kept on the caller, then forked, then
 /// decided by the cutoff, on a 3-thread pool.
 fn every_way(mut body: impl FnMut()) {
-    let pool = tine::spawn(3);
+    let pool = tine::spawn_pool(3);
     for way in [
         Override::NeverFork,
         Override::AlwaysFork,

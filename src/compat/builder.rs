@@ -8,6 +8,7 @@
 //! `build_global` sets the pool that calls outside any pool use.
 
 use crate::error::Error;
+use crate::nest::inject::PanicHandler;
 use crate::pool::current as global;
 use crate::pool::Builder;
 use crate::pool::ThreadPool;
@@ -40,6 +41,7 @@ pub struct ThreadPoolBuilder {
     stack_size: Option<usize>,
     start_handler: Option<Box<dyn Fn(usize) + Send + Sync>>,
     exit_handler: Option<Box<dyn Fn(usize) + Send + Sync>>,
+    panic_handler: Option<Box<PanicHandler>>,
 }
 
 impl fmt::Debug for ThreadPoolBuilder {
@@ -50,6 +52,7 @@ impl fmt::Debug for ThreadPoolBuilder {
             .field("stack_size", &self.stack_size)
             .field("start_handler", &self.start_handler.is_some())
             .field("exit_handler", &self.exit_handler.is_some())
+            .field("panic_handler", &self.panic_handler.is_some())
             .finish()
     }
 }
@@ -109,16 +112,15 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Accepted for rayon's programs, and never called: rayon calls it for
-    /// the panics of detached tasks (`spawn`), which have no caller to go
-    /// to. Every tine task has one: a panic in a fork, a `join`, a
-    /// `scope`'s task or a parallel iterator's item resumes on the thread
-    /// that made the call, once every task of it has finished.
-    pub fn panic_handler<H>(self, panic_handler: H) -> Self
+    /// A panic in a detached job ([`spawn`](crate::pool::serve::spawn),
+    /// [`ThreadPool::spawn`]) calls `panic_handler` with the payload
+    /// ([`Builder::panic_handler`]); without one, the process aborts, as in
+    /// rayon. Panics of every other call resume on its caller.
+    pub fn panic_handler<H>(mut self, panic_handler: H) -> Self
     where
         H: Fn(Box<dyn core::any::Any + Send>) + Send + Sync + 'static,
     {
-        drop(panic_handler);
+        self.panic_handler = Some(Box::new(panic_handler));
         self
     }
 
@@ -160,6 +162,9 @@ impl ThreadPoolBuilder {
         }
         if let Some(handler) = self.exit_handler {
             builder = builder.on_exit(handler);
+        }
+        if let Some(handler) = self.panic_handler {
+            builder = builder.panic_handler(handler);
         }
         builder.build().map_err(ThreadPoolBuildError::Build)
     }

@@ -9,9 +9,8 @@
 //! live with the pool in `pool/broadcast.rs`), and the
 //! module paths `iter` and `slice` that rayon programs import from.
 //!
-//! One name differs: `tine::spawn(n)` spawns a pool (fork_union's
-//! meaning), where `rayon::spawn(f)` runs a detached task. Every tine call
-//! joins before it returns; spawn into a [`crate::pool::scope`] instead.
+//! fork_union's `spawn(n)`, which spawns a pool, is `tine::spawn_pool(n)`;
+//! `tine::spawn(f)` runs a detached job, as `rayon::spawn(f)` does.
 
 mod builder;
 mod paths;

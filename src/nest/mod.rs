@@ -115,6 +115,7 @@
 //! - `model.rs` (loom only): the promotion/claim/take-back/latch handshake
 //!   as a loom model.
 
+pub(crate) mod inject;
 mod job;
 pub(crate) mod join;
 #[cfg(loom)]
@@ -137,7 +138,9 @@ pub(crate) fn hide_worker_unless_of(nest: &Nest) -> Option<impl Drop> {
 
 use crate::sync::{AtomicBool, AtomicPtr, Ordering};
 use crate::wait::{Doorbell, Waiter};
+use core::time::Duration;
 use crossbeam_utils::CachePadded;
+use inject::{Injector, PanicHandler};
 use job::Header;
 use std::boxed::Box;
 
@@ -219,6 +222,20 @@ pub(crate) struct Nest {
     done: CachePadded<AtomicBool>,
     bell: Doorbell,
     waiter: Waiter,
+    /// Calls handed over by callers that found the team busy, and
+    /// spawned jobs (`inject.rs`).
+    pub(crate) injector: Injector,
+    /// How long a handed-over call waits to be taken before its caller
+    /// takes it back and runs it itself (the pool's busy-wait bound).
+    busy_wait: Duration,
+    /// Where a spawned job's panic goes; none: the process aborts.
+    panic_handler: Option<std::sync::Arc<PanicHandler>>,
+    /// The pool is dropping: its serving thread leaves once the injector
+    /// is empty.
+    stopping: AtomicBool,
+    /// Calls from outside the pool always go to its threads (rayon's
+    /// model), never run on their caller as thread 0.
+    pub(crate) hand_over_always: bool,
 }
 
 impl core::fmt::Debug for Nest {
@@ -240,11 +257,70 @@ impl Nest {
             done: CachePadded::new(AtomicBool::new(false)),
             bell: Doorbell::new(),
             waiter,
+            injector: Injector::new(),
+            busy_wait: crate::team::DEFAULT_BUSY_WAIT,
+            panic_handler: None,
+            stopping: AtomicBool::new(false),
+            hand_over_always: false,
         }
     }
 
-    /// Whether some slot holds a job (a hint: Relaxed loads).
+    /// Sets how long a handed-over call waits to be taken (see
+    /// [`Nest::busy_wait`]).
+    pub(crate) fn set_busy_wait(&mut self, limit: Duration) {
+        self.busy_wait = limit;
+    }
+
+    /// Sets where spawned jobs' panics go.
+    pub(crate) fn set_panic_handler(&mut self, handler: Option<std::sync::Arc<PanicHandler>>) {
+        self.panic_handler = handler;
+    }
+
+    /// Whether some slot holds a job, or the injector does (a hint:
+    /// Relaxed loads).
     fn has_work(&self) -> bool {
-        self.slots.iter().any(|slot| !slot.is_empty())
+        !self.injector.is_empty() || self.slots.iter().any(|slot| !slot.is_empty())
+    }
+
+    /// A spawned job panicked: to the panic handler, else abort, as rayon
+    /// does (a detached job has no caller to resume on).
+    pub(crate) fn spawned_panicked(&self, payload: Box<dyn core::any::Any + Send>) {
+        match &self.panic_handler {
+            Some(handler) => {
+                // A panicking handler aborts, as rayon's does.
+                let handled =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(payload)));
+                if handled.is_err() {
+                    std::process::abort();
+                }
+            }
+            None => std::process::abort(),
+        }
+    }
+
+    /// Rings every thread that may take injected work: the serving thread
+    /// and the regions' idle threads. After a push.
+    pub(crate) fn ring_injected(&self) {
+        self.injector.serve_bell.ring();
+        self.bell.ring();
+    }
+
+    /// The pool is dropping: the serving thread leaves once the injector
+    /// is empty.
+    pub(crate) fn stop_serving(&self) {
+        // Release: pairs with the Acquire load in `is_stopping`.
+        self.stopping.store(true, Ordering::Release);
+        self.injector.serve_bell.ring();
+    }
+
+    /// Whether [`Nest::stop_serving`] was called.
+    pub(crate) fn is_stopping(&self) -> bool {
+        // Acquire: pairs with the Release store in `stop_serving`.
+        self.stopping.load(Ordering::Acquire)
+    }
+
+    /// The pool's waiting policy.
+    pub(crate) fn waiter(&self) -> &Waiter {
+        &self.waiter
     }
 }

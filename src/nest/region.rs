@@ -3,10 +3,11 @@
 //! own team. Which pool a call enters is the pool layer's choice
 //! (`pool/entry.rs`).
 
+use super::inject::CallJob;
 use super::worker::Worker;
 use super::Nest;
 use crate::sync::{Ordering, UnsafeCell};
-use crate::team::{run_inline, Share, Team};
+use crate::team::{in_task, run_inline, Share, Team};
 use core::cell::Cell;
 
 impl Nest {
@@ -44,11 +45,28 @@ struct OnCaller<F, R> {
 // thread that made the `OnCaller` (`Team::fork_spread`), or not at all.
 unsafe impl<F, R> Sync for OnCaller<F, R> {}
 
+/// How [`enter`] takes a busy team.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// A caller: if the team is busy, hand the call over to it
+    /// (`inject.rs`) from outside every fork, else (inside a task, which
+    /// the holder may be waiting for) run it on this thread alone.
+    Caller,
+    /// The pool's serving thread: wait for the team, however long.
+    Server,
+}
+
 /// Runs `root` with a worker of a region of `team` (thread 0, the caller),
-/// the team's other threads idling until it returns; or, if the team is
-/// busy or has one thread, with a serial worker on this thread alone. A
-/// panic in `root` resumes here once the region has ended.
-pub(crate) fn enter<R>(team: &Team, nest: &Nest, root: impl FnOnce(&Worker) -> R) -> R {
+/// the team's other threads idling until it returns; if the team is busy,
+/// as `entry` says; if the team has one thread, with a serial worker on
+/// this thread alone. A panic in `root` resumes here once the region has
+/// ended.
+pub(crate) fn enter<R: Send>(
+    team: &Team,
+    nest: &Nest,
+    entry: Entry,
+    root: impl FnOnce(&Worker) -> R + Send,
+) -> R {
     let cell = OnCaller {
         root: UnsafeCell::new(Some(root)),
         result: UnsafeCell::new(None),
@@ -78,7 +96,23 @@ pub(crate) fn enter<R>(team: &Team, nest: &Nest, root: impl FnOnce(&Worker) -> R
                     .with_mut(|slot| unsafe { *slot = Some(Err(payload)) });
             }
         };
-        if team.fork_spread::<&Team>(&[], || nest.reset(), &share) {
+        let forked = match entry {
+            Entry::Server => team.fork_waiting(|| nest.reset(), &share),
+            Entry::Caller => {
+                (!nest.hand_over_always && team.fork_if_idle(|| nest.reset(), &share)) || {
+                    if !in_task() {
+                        // SAFETY: no fork ran: the cell is ours alone.
+                        let root = cell.root.with_mut(|root| unsafe { (*root).take() });
+                        match root {
+                            Some(root) => return hand_over(nest, root),
+                            None => unreachable!("a region's root runs once"),
+                        }
+                    }
+                    team.fork_spread::<&Team>(&[], || nest.reset(), &share)
+                }
+            }
+        };
+        if forked {
             // SAFETY: the fork has joined; we are thread 0.
             match cell.result.with_mut(|slot| unsafe { (*slot).take() }) {
                 Some(Ok(value)) => return value,
@@ -90,8 +124,59 @@ pub(crate) fn enter<R>(team: &Team, nest: &Nest, root: impl FnOnce(&Worker) -> R
     // SAFETY: no fork ran: the cell is ours alone.
     let root = cell.root.with_mut(|root| unsafe { (*root).take() });
     match root {
+        // A one-thread pool whose callers hand over: its serving thread
+        // runs the call.
+        Some(root) if entry == Entry::Caller && nest.hand_over_always && !in_task() => {
+            hand_over(nest, root)
+        }
         Some(root) => serial(nest, root),
         None => unreachable!("a region's root runs once"),
+    }
+}
+
+/// Hands `root` to the busy team as an injected call and waits for it,
+/// parked: a thread of the team runs it with its own worker, inside the
+/// region it runs (the pool's serving thread's, or a caller's). If no
+/// thread has taken it when the pool's busy-wait bound passes, the team may
+/// be held by a fork waiting for this very thread (a task's helper
+/// thread): the caller takes it back and runs it alone.
+fn hand_over<R: Send>(nest: &Nest, root: impl FnOnce(&Worker) -> R + Send) -> R {
+    let job = CallJob::new(root);
+    // SAFETY: `job` lives in this frame, which returns only once it is
+    // done or taken back.
+    unsafe { nest.injector.push(job.header(), false) };
+    nest.ring_injected();
+    #[cfg(not(loom))]
+    let deadline = std::time::Instant::now().checked_add(nest.busy_wait);
+    #[cfg(loom)]
+    let deadline: Option<std::time::Instant> = None;
+    let mut taken = false;
+    while !job.is_done() {
+        if !taken {
+            let left = deadline
+                .map(|deadline| deadline.saturating_duration_since(std::time::Instant::now()));
+            if left.is_some_and(|left| left.is_zero()) {
+                // SAFETY: pushed by this thread above, alive.
+                if unsafe { nest.injector.take_back(job.header()) } {
+                    // SAFETY: taken back: no runner touches the job.
+                    let root = unsafe { job.take_func() };
+                    return serial(nest, root);
+                }
+                taken = true;
+                continue;
+            }
+            match left {
+                Some(left) => std::thread::park_timeout(left),
+                None => std::thread::park(),
+            }
+        } else {
+            std::thread::park();
+        }
+    }
+    // SAFETY: done, seen once.
+    match unsafe { job.take_result() } {
+        Ok(value) => value,
+        Err(payload) => std::panic::resume_unwind(payload),
     }
 }
 
@@ -128,6 +213,11 @@ fn idle(worker: &Worker) {
             unsafe { worker.run_anchored(job) };
             continue;
         }
+        if let Some(job) = nest.injector.pop() {
+            // SAFETY: popped by this thread.
+            unsafe { worker.run_injected(job) };
+            continue;
+        }
         // Acquire: pairs with the Release store in `Nest::finish`.
         if nest.done.load(Ordering::Acquire) {
             // Our list and slot are empty (`find_work` found nothing), and
@@ -149,12 +239,32 @@ fn idle(worker: &Worker) {
 /// A fork of a pool whose team is busy (`ThreadPool`'s `fork_join`): from
 /// inside a region of that very team, every share runs through `join`
 /// (binary splitting, each index once), so idle threads of the region take
-/// them; otherwise inline, in thread order, as the team would.
-pub(crate) fn busy_fork(nest: &Nest, threads: usize, share: &Share<'_>) {
-    Worker::with_current(|worker| match worker {
-        Some(worker) if worker.is_region_of(nest) => split(0, threads, share),
-        _ => run_inline(threads, |thread_index| share(thread_index, 0)),
-    })
+/// them; from outside every fork, the call is handed over to the team
+/// ([`hand_over`]), where it runs the same way; otherwise (inside a task,
+/// which the holder may be waiting for) the team's turn is tried once,
+/// else every share runs inline, in thread order, as the team would.
+pub(crate) fn busy_fork(team: &Team, nest: &Nest, share: &Share<'_>) {
+    let threads = team.threads();
+    let here = Worker::with_current(|worker| match worker {
+        Some(worker) if worker.is_region_of(nest) => Some(true),
+        _ if !in_task() => Some(false),
+        _ => None,
+    });
+    match here {
+        Some(true) => split(0, threads, share),
+        Some(false) => hand_over(nest, |worker| {
+            if worker.is_region_of(nest) {
+                split(0, threads, share)
+            } else {
+                run_inline(threads, |thread_index| share(thread_index, 0))
+            }
+        }),
+        None => {
+            if !team.fork_spread::<&Team>(&[], || {}, share) {
+                run_inline(threads, |thread_index| share(thread_index, 0));
+            }
+        }
+    }
 }
 
 /// Runs `share(i, 0)` for every `i` in `begin..end` (non-empty) through

@@ -406,7 +406,7 @@ pub trait ParallelIterator: Sized + Send {
     /// ```
     /// use tine::prelude::*;
     ///
-    /// let pool = tine::spawn(2);
+    /// let pool = tine::spawn_pool(2);
     /// let sum: u64 = (1..=100u64).into_par_iter().with_pool(&pool).sum();
     /// assert_eq!(sum, 5050);
     /// ```

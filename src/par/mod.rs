@@ -80,13 +80,13 @@
 //! | `par_chars`, `par_char_indices`, `par_bytes`, `par_encode_utf16`, `par_split`, `par_split_inclusive`, `par_split_terminator`, `par_lines`, `par_split_whitespace`, `par_split_ascii_whitespace`, `par_matches`, `par_match_indices` on `&str` ([`ParallelString`], also `tine::str`), with a `char`, `[char; N]`, `&[char]` or `Fn(char) -> bool` pattern | same: `std`'s result in `std`'s order, no allocation per call ([`Pattern`]) |
 //! | `par_split(f)`, `par_split_inclusive(f)` on slices; `par_split_mut(f)`, `par_split_inclusive_mut(f)` | same; the mutable ones find the separators first, in one parallel pass, into one `Vec` |
 //! | `ThreadPoolBuilder::new().num_threads(n).build()`, `build_global()` | same ([`crate::compat::ThreadPoolBuilder`]); tine's own is `tine::ThreadPool::builder().threads(n).build()` |
-//! | `rayon::broadcast`, `current_thread_index`, `max_num_threads`, `pool.broadcast` | same ([`crate::pool::broadcast`]); `current_thread_index` is `Some(0)` outside every fork |
+//! | `rayon::broadcast`, `current_thread_index`, `max_num_threads`, `pool.broadcast` | same ([`crate::pool::broadcast`]); `current_thread_index` is `Some(0)` outside every fork: the caller is thread 0 |
 //! | `pool.install(\|\| ..)`, `rayon::current_num_threads()` | `pool.install(\|\| ..)`, `tine::current_num_threads()` |
 //! | `RAYON_NUM_THREADS` | `TINE_NUM_THREADS`, else `RAYON_NUM_THREADS` |
 //! | — | `.schedule(Schedule::Dynamic { grain })`, `.schedule(Schedule::Guided { min })`, `.with_pool(&pool)` |
 //! | `rayon::join`, `rayon::join_context`, `rayon::scope`, `pool.join`, `pool.scope` | same: [`crate::pool::join`], [`crate::pool::join_context`], [`crate::pool::scope`], [`crate::pool::ThreadPool::join`], [`crate::pool::ThreadPool::scope`], on the pool's own threads |
 //! | `rayon::in_place_scope`, `rayon::yield_now`, `rayon::yield_local`, `pool.in_place_scope` | same ([`crate::pool::in_place_scope`], [`crate::pool::yield_now`]): a scope always runs its `op` on the caller; a yield runs one pending task of the current region |
-//! | `rayon::spawn` (detached, `'static`) | not offered: `tine::spawn` spawns a pool (fork_union's name), and every tine call joins before it returns; spawn into a `scope` |
+//! | `rayon::spawn`, `rayon::spawn_fifo`, `pool.spawn`, `pool.spawn_fifo` (detached, `'static`) | same ([`crate::pool::spawn`]): run on the pool's serving thread and idle threads; the pool drops after them; a panic goes to the `panic_handler`, else aborts |
 //! | `iter.par_bridge()` | same ([`ParallelBridge`]): threads pull batches under one lock per batch (rayon: one per item); results in unspecified order, as rayon's. For input order, `pool.map_ordered(iter, f)` (`crate::stream`) |
 //! | `par_sort`, `par_sort_by`, `par_sort_by_key`, `par_sort_by_cached_key`, `par_sort_unstable`, `par_sort_unstable_by`, `par_sort_unstable_by_key` | same ([`ParallelSliceMut`]): a parallel merge sort (stable) and a parallel quicksort (unstable) on [`crate::pool::join`] |
 //!
@@ -98,17 +98,20 @@
 //! Each difference is on purpose; the reason follows it.
 //!
 //! - `current_thread_index()` is `Some(0)` on a thread outside every fork
-//!   (rayon: `None`), and `install` runs its closure on the calling thread
-//!   (rayon: on a worker): a tine caller is thread 0 of the pool it calls.
+//!   (rayon: `None`): a closure that a small call runs on its caller alone
+//!   sees a valid index.
+//! - `install` runs its closure on the calling thread (rayon: on a
+//!   worker; [`ThreadPool::enter`](crate::pool::ThreadPool::enter) is
+//!   rayon's): a tine caller is thread 0 of the pool it calls, unless the
+//!   pool is built with `caller_runs(false)`.
 //! - The builder's `thread_name`, `start_handler` and `exit_handler` are
 //!   called for the workers `1..n` only: thread 0 is the caller, no worker.
-//! - `panic_handler` and `use_current_thread` are accepted and change
-//!   nothing: every tine panic resumes on its caller, and the caller is
+//! - `use_current_thread` is accepted and changes nothing: the caller is
 //!   always thread 0.
-//! - Not offered, each a compile error: the detached `rayon::spawn` and
-//!   `ThreadPool::spawn` (every tine call joins before it returns; spawn into
-//!   a `scope`; `tine::spawn(n)` spawns a pool, fork_union's name), and the
-//!   builder's `spawn_handler`, `breadth_first` and `build_scoped`.
+//! - Not offered, each a compile error: the builder's `spawn_handler`,
+//!   `breadth_first` and `build_scoped` (the `rayon-core` crate in this
+//!   repository has them, for the real rayon). `tine::spawn_pool(n)`
+//!   spawns a pool (fork_union's `spawn(n)`); `tine::spawn(f)` is rayon's.
 //! - The inner parallel iterator of a `flat_map` or `flatten` runs serially
 //!   on its outer item's thread: one fork runs the outer items, so split the
 //!   outer side finer.

@@ -22,13 +22,14 @@ use std::vec::Vec;
 /// a tine caller is thread 0 of the pool it calls (a parallel iterator
 /// small enough to run on the caller alone calls its closures there, with
 /// no fork). So `current_thread_index().unwrap()` inside any parallel
-/// closure works, as under rayon. Two threads that call one pool at once
-/// are both 0 outside their forks, but never inside one.
+/// closure works. Two threads that call one pool at once are both 0
+/// outside their forks, but never inside one. (The `rayon-core` crate of
+/// this repository, for the real rayon, answers `None` there, as rayon.)
 ///
 /// ```
 /// use tine::prelude::*;
 ///
-/// let pool = tine::spawn(3);
+/// let pool = tine::spawn_pool(3);
 /// let seen: Vec<usize> = pool.install(|| {
 ///     (0..3).into_par_iter().map(|_| tine::current_thread_index().unwrap()).collect()
 /// });
@@ -54,7 +55,7 @@ pub fn max_num_threads() -> usize {
 /// allocation.
 ///
 /// ```
-/// let pool = tine::spawn(3);
+/// let pool = tine::spawn_pool(3);
 /// let indices = pool.install(|| tine::broadcast(|ctx| ctx.index()));
 /// assert_eq!(indices, [0, 1, 2]);
 /// ```
@@ -104,7 +105,7 @@ impl ThreadPool {
     /// results in thread order; see [`broadcast`].
     ///
     /// ```
-    /// let pool = tine::spawn(2);
+    /// let pool = tine::spawn_pool(2);
     /// assert_eq!(pool.broadcast(|ctx| ctx.num_threads()), [2, 2]);
     /// ```
     pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
@@ -146,7 +147,7 @@ impl ThreadPool {
     /// otherwise `None`.
     ///
     /// ```
-    /// let pool = tine::spawn(2);
+    /// let pool = tine::spawn_pool(2);
     /// assert_eq!(pool.current_thread_index(), None);
     /// assert_eq!(pool.install(|| pool.current_thread_index()), Some(0));
     /// let inside = pool.broadcast(|_| pool.current_thread_index());

@@ -2,6 +2,7 @@
 
 use super::ThreadPool;
 use crate::error::Error;
+use crate::nest::inject::PanicHandler;
 use crate::nest::Nest;
 use crate::schedule::Partials;
 use crate::team::{Slots, Team};
@@ -44,6 +45,10 @@ pub struct Builder {
     /// exits.
     on_start: Option<WorkerHandler>,
     on_exit: Option<WorkerHandler>,
+    /// Where spawned jobs' panics go.
+    panic_handler: Option<Arc<PanicHandler>>,
+    /// Whether callers run their calls as thread 0 (false: rayon's model).
+    caller_runs: bool,
     #[cfg(test)]
     fail_spawn_at: Option<usize>,
 }
@@ -79,6 +84,8 @@ impl Default for Builder {
             pin_caller: false,
             on_start: None,
             on_exit: None,
+            panic_handler: None,
+            caller_runs: true,
             #[cfg(test)]
             fail_spawn_at: None,
         }
@@ -100,7 +107,8 @@ impl Builder {
         self
     }
 
-    /// Whole names for the workers, in order (worker 1 first): rayon's
+    /// Whole names for the workers, in order (worker 1 first; thread 0,
+    /// the serving thread, first where [`Builder::caller_runs`] is false): rayon's
     /// `thread_name` calls a closure per index, which
     /// [`crate::compat::ThreadPoolBuilder`] turns into this list. Workers past the
     /// list's end are named by [`name`](Self::name)'s rule. A name longer
@@ -234,6 +242,65 @@ impl Builder {
         self
     }
 
+    /// A panic in a job given to [`spawn`](crate::pool::serve::spawn) (or
+    /// [`ThreadPool::spawn`]) on this pool calls `handler` with the payload,
+    /// on the thread that ran the job; the pool goes on. Without a handler
+    /// such a panic aborts the process, as rayon's does: a detached job has
+    /// no caller to resume on. A panic in the handler aborts too. Panics in
+    /// `join`, `scope` and parallel iterators are not its: they resume on
+    /// the caller.
+    ///
+    /// ```
+    /// use std::sync::mpsc::channel;
+    ///
+    /// let (sender, receiver) = channel();
+    /// let sender = std::sync::Mutex::new(sender);
+    /// let pool = tine::ThreadPool::builder()
+    ///     .threads(2)
+    ///     .panic_handler(move |payload| {
+    ///         let message = payload.downcast_ref::<&str>().copied().unwrap_or("?");
+    ///         sender.lock().unwrap().send(message.to_owned()).unwrap();
+    ///     })
+    ///     .build()?;
+    /// pool.spawn(|| panic!("lost job"));
+    /// assert_eq!(receiver.recv().unwrap(), "lost job");
+    /// # Ok::<(), tine::Error>(())
+    /// ```
+    pub fn panic_handler(
+        mut self,
+        handler: impl Fn(Box<dyn core::any::Any + Send>) + Send + Sync + 'static,
+    ) -> Self {
+        self.panic_handler = Some(Arc::new(handler));
+        self
+    }
+
+    /// Whether a call from a thread outside the pool runs on its caller,
+    /// as thread 0 of the team (true, the default: tine's model, with no
+    /// hand-off on the way in or out), or goes to the pool's own threads
+    /// while its caller blocks (false: rayon's model). With `false`, every
+    /// closure of a call runs on a thread the pool started, as rayon
+    /// promises: thread-local state, names and handlers are the pool's.
+    /// Thread 0 is then the pool's serving thread, which takes the team for
+    /// such calls: it is named as a worker of index 0 would be
+    /// (`{name}:0`, or the first of [`Builder::thread_names`]), and
+    /// [`Builder::on_start`] and [`Builder::on_exit`] run on it too. Each
+    /// such call pays a hand-off (a wake-up, when the pool was idle); calls
+    /// made on the pool's threads, the joins and splits inside, do not.
+    ///
+    /// ```
+    /// let pool = tine::ThreadPool::builder().threads(2).name("own").caller_runs(false).build()?;
+    /// let names = pool.join(
+    ///     || std::thread::current().name().map(str::to_owned),
+    ///     || (),
+    /// );
+    /// assert_eq!(names.0.as_deref(), Some("own:0"));
+    /// # Ok::<(), tine::Error>(())
+    /// ```
+    pub fn caller_runs(mut self, caller_runs: bool) -> Self {
+        self.caller_runs = caller_runs;
+        self
+    }
+
     /// Spawns the pool.
     ///
     /// # Errors
@@ -264,11 +331,17 @@ impl Builder {
             )?),
             None => None,
         };
+        let mut nest = Nest::new(self.threads, waiter);
+        nest.set_busy_wait(self.busy_wait);
+        nest.set_panic_handler(self.panic_handler.clone());
+        nest.hand_over_always = !self.caller_runs;
         let mut pool = ThreadPool {
             team,
             workers: Vec::with_capacity(workers),
+            server: None,
+            hand_over: !self.caller_runs,
             partials: Partials::new(self.threads),
-            nest: Nest::new(self.threads, waiter),
+            nest: Arc::new(nest),
             #[cfg(feature = "numa")]
             caller_pin: None,
         };
@@ -297,11 +370,43 @@ impl Builder {
             pool.workers
                 .push(self.spawn_worker(&pool.team, index, setup)?);
         }
+        // The serving thread is thread 0 only where callers hand over.
+        let (name, on_start, on_exit) = if self.caller_runs {
+            (thread_name(&self.name, 0), None, None)
+        } else {
+            (
+                self.worker_name(0),
+                self.on_start.clone(),
+                self.on_exit.clone(),
+            )
+        };
+        pool.server = Some(super::serve::start(
+            name,
+            self.stack_size,
+            &pool.team,
+            &pool.nest,
+            on_start,
+            on_exit,
+        )?);
         #[cfg(feature = "numa")]
         if let Some(placement) = &placement {
             pool.caller_pin = placement.pin_caller()?;
         }
         Ok(pool)
+    }
+
+    /// The name of thread `index`: from [`Builder::thread_names`] (which
+    /// starts at index 1, or at 0 where callers hand over), else from the
+    /// pool's name.
+    fn worker_name(&self, index: usize) -> String {
+        let first = usize::from(self.caller_runs);
+        match index
+            .checked_sub(first)
+            .and_then(|at| self.thread_names.get(at))
+        {
+            Some(name) => name.clone(),
+            None => thread_name(&self.name, index),
+        }
     }
 
     fn spawn_worker(
@@ -315,10 +420,7 @@ impl Builder {
             let source = std::io::Error::new(std::io::ErrorKind::WouldBlock, "refused by the test");
             return Err(Error::Spawn { index, source });
         }
-        let name = match self.thread_names.get(index - 1) {
-            Some(name) => name.clone(),
-            None => thread_name(&self.name, index),
-        };
+        let name = self.worker_name(index);
         // SAFETY: this is the only thread ever given `index` for this team
         // (`build` runs each index once and `run_worker` has no free slot).
         unsafe {

@@ -135,12 +135,12 @@ pub(crate) fn global_is_set() -> bool {
 /// ```
 /// use tine::ForkJoin;
 ///
-/// let pool = tine::spawn(3);
+/// let pool = tine::spawn_pool(3);
 /// pool.install(|| assert_eq!(tine::current_num_threads(), 3));
 /// // Inside a task: the team's size, without starting the global pool.
 /// pool.for_threads(|_, _| assert_eq!(tine::current_num_threads(), 3));
 /// // An `install` inside a task wins, as in rayon.
-/// let other = tine::spawn(2);
+/// let other = tine::spawn_pool(2);
 /// pool.for_threads(|_, _| other.install(|| assert_eq!(tine::current_num_threads(), 2)));
 /// ```
 pub fn current_num_threads() -> usize {
@@ -228,7 +228,7 @@ impl ThreadPool {
     /// ```
     /// use tine::prelude::*;
     ///
-    /// let pool = tine::spawn(2);
+    /// let pool = tine::spawn_pool(2);
     /// let squares: Vec<u64> = pool.install(|| (0..100u64).into_par_iter().map(|x| x * x).collect());
     /// assert_eq!(squares[99], 9801);
     /// ```

@@ -11,7 +11,7 @@
 use super::current::{installed_is_none_or, with_current_pool, with_installed_here};
 use super::ThreadPool;
 use crate::nest::join::{join_on, FnContext};
-use crate::nest::region::enter;
+use crate::nest::region::{enter, Entry};
 use crate::nest::scope::{scope_on, Scope};
 use crate::nest::worker::Worker;
 use crate::nest::yielding::{yield_local_on, yield_on, Yield};
@@ -20,7 +20,7 @@ use crate::nest::yielding::{yield_local_on, yield_on, Yield};
 /// the pool `install`ed at this level of nesting, else the region this
 /// thread runs in, else the installed or global pool (entering a region).
 #[inline]
-pub(crate) fn on_current_pool<R>(f: impl FnOnce(&Worker) -> R) -> R {
+pub(crate) fn on_current_pool<R: Send>(f: impl FnOnce(&Worker) -> R + Send) -> R {
     // Inside a region: an `install` of another pool hides the worker
     // (`Worker::hide_unless_of`), so a worker found is the one to use.
     Worker::with_current(|worker| match worker {
@@ -33,15 +33,15 @@ pub(crate) fn on_current_pool<R>(f: impl FnOnce(&Worker) -> R) -> R {
 /// nesting, else the installed or global pool.
 #[cold]
 #[inline(never)]
-fn enter_current<R>(f: impl FnOnce(&Worker) -> R) -> R {
+fn enter_current<R: Send>(f: impl FnOnce(&Worker) -> R + Send) -> R {
     with_installed_here(|here| match here {
         Some(pool) => enter_pool(pool, f),
         None => with_current_pool(|pool| enter_pool(pool, f)),
     })
 }
 
-fn enter_pool<R>(pool: &ThreadPool, f: impl FnOnce(&Worker) -> R) -> R {
-    enter(pool.team(), pool.nest(), f)
+fn enter_pool<R: Send>(pool: &ThreadPool, f: impl FnOnce(&Worker) -> R + Send) -> R {
+    enter(pool.team(), pool.nest(), Entry::Caller, f)
 }
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.
@@ -132,9 +132,8 @@ where
 /// pool). A panic in `op` or in any task resumes on the caller after every
 /// task has finished (`op`'s first, else the first task's).
 ///
-/// tine offers no detached `spawn`: [`spawn`](crate::pool::spawn) already means "spawn a
-/// pool" (fork_union's name), and every tine call joins before it returns.
-/// Spawn into a `scope` instead.
+/// For work that outlives the call, see the detached
+/// [`spawn`](crate::pool::serve::spawn).
 ///
 /// ```
 /// let mut sums = [0u64; 4];
@@ -186,7 +185,7 @@ fn in_a_pool() -> bool {
 /// pools.
 ///
 /// ```
-/// let pool = tine::spawn(2);
+/// let pool = tine::spawn_pool(2);
 /// assert_eq!(tine::yield_now(), None); // outside every pool
 /// assert_eq!(pool.install(tine::yield_now), Some(tine::Yield::Idle));
 /// pool.scope(|s| {
@@ -211,10 +210,39 @@ pub fn yield_local() -> Option<Yield> {
 }
 
 impl ThreadPool {
+    /// Runs `op` as the root of a region of this pool, and returns its
+    /// result: rayon's `install`. On the calling thread as thread 0 of the
+    /// team, or, where the team is busy or the pool's callers hand over
+    /// ([`Builder::caller_runs`](crate::pool::Builder::caller_runs)), on one
+    /// of the pool's threads while the caller waits. Inside `op`, every
+    /// `join`, `scope` and parallel call runs on this pool, its `join`s and
+    /// splits with the region's other threads. Called on a thread of a
+    /// region of this pool, it runs `op` right there.
+    ///
+    /// [`install`](ThreadPool::install) instead runs its closure on the
+    /// caller outside any region, so that each parallel call inside is one
+    /// fork of the team.
+    ///
+    /// ```
+    /// let pool = tine::ThreadPool::builder().threads(2).caller_runs(false).build()?;
+    /// let index = pool.enter(|| tine::current_thread_index());
+    /// assert_eq!(index, Some(0)); // thread 0 of the region: the pool's own
+    /// # Ok::<(), tine::Error>(())
+    /// ```
+    pub fn enter<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
+        let here = Worker::with_current(|worker| {
+            worker.is_some_and(|worker| worker.is_region_of(self.nest()))
+        });
+        if here {
+            return self.install(op);
+        }
+        enter_pool(self, |_| self.install(op))
+    }
+
     /// [`join`] on this pool: `self.install(|| tine::join(a, b))`.
     ///
     /// ```
-    /// let pool = tine::spawn(2);
+    /// let pool = tine::spawn_pool(2);
     /// let (a, b) = pool.join(|| 1 + 1, || 2 + 2);
     /// assert_eq!((a, b), (2, 4));
     /// ```
@@ -231,7 +259,7 @@ impl ThreadPool {
     /// [`scope`] on this pool: `self.install(|| tine::scope(op))`.
     ///
     /// ```
-    /// let pool = tine::spawn(3);
+    /// let pool = tine::spawn_pool(3);
     /// let mut halves = [0u32; 2];
     /// let (low, high) = halves.split_at_mut(1);
     /// pool.scope(|s| {

@@ -10,16 +10,20 @@
 //! - `entry.rs`: [`join`], [`scope`] and the
 //!   yields, which find the current pool and enter the nested engine
 //!   (`nest`), and the same calls as methods of a pool.
+//! - `serve.rs`: the pool's serving thread, which runs the calls handed
+//!   over to a busy team and the detached jobs of [`spawn`].
 
 mod broadcast;
 mod builder;
 pub(crate) mod current;
 pub(crate) mod entry;
+pub(crate) mod serve;
 
 pub use broadcast::{broadcast, current_thread_index, max_num_threads, BroadcastContext};
 pub use builder::Builder;
 pub use current::{current_num_threads, global};
 pub use entry::{in_place_scope, join, join_context, scope, yield_local, yield_now};
+pub use serve::{spawn, spawn_fifo};
 
 use crate::error::Error;
 use crate::nest::Nest;
@@ -32,7 +36,11 @@ use std::vec::Vec;
 /// A pool of worker threads that run fork-join calls with the caller.
 ///
 /// `ThreadPool::try_spawn(n)` starts `n - 1` workers; the thread that calls a
-/// `for_*` method is thread 0 and runs its share too. Every call blocks until
+/// `for_*` method is thread 0 and runs its share too. Any number of threads
+/// may call one pool at once: a caller that finds the team busy hands its
+/// call over to it and waits, and the pool's serving thread (or an idle
+/// thread of the running region) takes it, so callers neither queue for
+/// the team nor fall back to running alone while it could help. Every call blocks until
 /// all shares have finished, so closures may borrow from the caller's stack.
 /// The method names follow fork_union's Rust crate.
 ///
@@ -58,10 +66,17 @@ use std::vec::Vec;
 pub struct ThreadPool {
     team: Arc<Team>,
     workers: Vec<JoinHandle<()>>,
+    /// The serving thread (`serve.rs`); `None` only while building.
+    server: Option<JoinHandle<()>>,
+    /// Calls from outside the pool go to its threads
+    /// ([`Builder::caller_runs`]); a copy of the nest's flag, beside the
+    /// team on the fork's path.
+    hand_over: bool,
     /// Slots for the partial results of parallel-iterator calls.
     partials: Partials,
-    /// The state of `join` and `scope` regions on this pool's team.
-    nest: Nest,
+    /// The state of `join` and `scope` regions on this pool's team, and
+    /// its injector (shared with the serving thread).
+    nest: Arc<Nest>,
     /// Puts the caller's affinity back after the workers are joined (fields
     /// drop after `Drop::drop`).
     #[cfg(feature = "numa")]
@@ -128,6 +143,29 @@ impl ThreadPool {
 
 impl Drop for ThreadPool {
     fn drop(&mut self) {
+        // The serving thread runs every queued and spawned job first.
+        self.nest.stop_serving();
+        let here = std::thread::current().id();
+        let on_own_thread = self
+            .server
+            .iter()
+            .chain(&self.workers)
+            .any(|thread| thread.thread().id() == here);
+        if on_own_thread {
+            // Dropped by a job on one of its own threads (a spawned job held
+            // the last `Arc` of the pool): joining them would wait for this
+            // very job. The stop reaches them when the region ends, and the
+            // serving thread leaves once the queue is empty; they are
+            // detached, and own what they still use (the team and the nest).
+            self.team.stop();
+            self.server = None;
+            self.workers.clear();
+            return;
+        }
+        if let Some(server) = self.server.take() {
+            // The serving thread catches every job's panic.
+            let _ = server.join();
+        }
         // `&mut self`: no fork is in flight, so this stops at once.
         self.team.stop();
         for worker in self.workers.drain(..) {
@@ -148,13 +186,14 @@ unsafe impl ForkJoin for ThreadPool {
 
     #[inline]
     fn fork_join(&self, share: &Share<'_>) {
-        if self.team.threads() == 1 {
+        if self.team.threads() == 1 && !self.hand_over {
             return share(0, 0);
         }
-        // The team's fork, and where the team is busy, a region's joins
-        // (from inside a region of this team) or the inline run.
-        if !self.team.fork_spread::<&Team>(&[], || {}, share) {
-            crate::nest::region::busy_fork(&self.nest, self.team.threads(), share);
+        // The team's fork, and where the team is busy (or its callers hand
+        // over), a region's joins (from inside a region of this team), the
+        // hand-over (from outside every fork) or the inline run.
+        if self.hand_over || !self.team.fork_if_idle(|| {}, share) {
+            crate::nest::region::busy_fork(&self.team, &self.nest, share);
         }
     }
 
@@ -165,19 +204,26 @@ unsafe impl ForkJoin for ThreadPool {
 
 forward_fork_join!(ThreadPool);
 
-/// Spawns a [`ThreadPool`] of `threads` threads, panicking if that fails.
+/// Spawns a [`ThreadPool`] of `threads` threads, panicking if that fails:
+/// fork_union's `spawn(n)`, renamed so that [`spawn`] means what rayon's
+/// does (run a detached job).
 ///
 /// Use [`ThreadPool::try_spawn`] to handle the error instead.
+///
+/// ```
+/// let pool = tine::spawn_pool(2);
+/// assert_eq!(pool.threads(), 2);
+/// ```
 ///
 /// # Panics
 /// If `threads` is 0 or the OS refuses to start a thread; the panic names
 /// the caller's line.
 #[track_caller]
-pub fn spawn(threads: usize) -> ThreadPool {
+pub fn spawn_pool(threads: usize) -> ThreadPool {
     match ThreadPool::try_spawn(threads) {
         Ok(pool) => pool,
         // In this function's body, not a closure, so that the location is
         // the caller's.
-        Err(error) => panic!("tine::spawn({threads}) failed: {error}"),
+        Err(error) => panic!("tine::spawn_pool({threads}) failed: {error}"),
     }
 }

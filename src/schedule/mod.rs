@@ -57,7 +57,7 @@ pub struct Prong {
 ///     total.into_inner()
 /// }
 ///
-/// let pool = tine::spawn(3);
+/// let pool = tine::spawn_pool(3);
 /// assert_eq!(sum_squares(&pool, 100), (0..100u64).map(|x| x * x).sum());
 /// ```
 ///
@@ -98,7 +98,7 @@ pub unsafe trait ForkJoin: Sync {
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
     ///
-    /// let pool = tine::spawn(4);
+    /// let pool = tine::spawn_pool(4);
     /// let seen = AtomicUsize::new(0);
     /// pool.for_threads(|thread_index, _colocation| {
     ///     seen.fetch_or(1 << thread_index, Ordering::Relaxed);
@@ -124,7 +124,7 @@ pub unsafe trait ForkJoin: Sync {
     /// ```
     /// use std::sync::atomic::{AtomicU64, Ordering};
     ///
-    /// let pool = tine::spawn(3);
+    /// let pool = tine::spawn_pool(3);
     /// let sum = AtomicU64::new(0);
     /// pool.for_n(100, |prong| {
     ///     sum.fetch_add(prong.task_index as u64, Ordering::Relaxed);
@@ -151,7 +151,7 @@ pub unsafe trait ForkJoin: Sync {
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
     ///
-    /// let pool = tine::spawn(4);
+    /// let pool = tine::spawn_pool(4);
     /// let data = vec![1u32; 10_007];
     /// let total = AtomicUsize::new(0);
     /// pool.for_slices(data.len(), |first, count| {
@@ -193,7 +193,7 @@ pub unsafe trait ForkJoin: Sync {
     /// ```
     /// use std::sync::atomic::{AtomicU64, Ordering};
     ///
-    /// let pool = tine::spawn(4);
+    /// let pool = tine::spawn_pool(4);
     /// let work = AtomicU64::new(0);
     /// pool.for_n_dynamic(1000, |prong| {
     ///     // Task i costs i: a static split would leave the last thread with
@@ -235,7 +235,7 @@ pub unsafe trait ForkJoin: Sync {
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
     ///
-    /// let pool = tine::spawn(3);
+    /// let pool = tine::spawn_pool(3);
     /// let hits: Vec<AtomicUsize> = (0..1000).map(|_| AtomicUsize::new(0)).collect();
     /// pool.for_n_dynamic_grain(hits.len(), 64, |prong| {
     ///     hits[prong.task_index].fetch_add(1, Ordering::Relaxed);
@@ -270,7 +270,7 @@ pub unsafe trait ForkJoin: Sync {
     /// ```
     /// use std::sync::atomic::{AtomicU64, Ordering};
     ///
-    /// let pool = tine::spawn(2);
+    /// let pool = tine::spawn_pool(2);
     /// let total = AtomicU64::new(0);
     /// pool.for_n_guided(10_000, 16, |prong| {
     ///     total.fetch_add(prong.task_index as u64, Ordering::Relaxed);

@@ -9,7 +9,7 @@ use super::scan;
 /// input's final record may lack one). `records()` yields them without.
 ///
 /// ```
-/// let pool = tine::spawn(2);
+/// let pool = tine::spawn_pool(2);
 /// let mut out = Vec::new();
 /// pool.stream_records(&b"a\nbb\nccc"[..], &mut out, Default::default(), |batch, out| {
 ///     for record in batch.records() {

@@ -82,7 +82,7 @@ impl ThreadPool {
     /// is advanced by one thread at a time.
     ///
     /// ```
-    /// let pool = tine::spawn(4);
+    /// let pool = tine::spawn_pool(4);
     /// let squares: Vec<u64> = pool.map_ordered(1u64.., |x| x * x).take(5).collect();
     /// assert_eq!(squares, [1, 4, 9, 16, 25]);
     /// ```

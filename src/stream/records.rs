@@ -44,7 +44,7 @@ impl ThreadPool {
     /// ```
     /// use tine::stream::StreamOptions;
     ///
-    /// let pool = tine::spawn(2);
+    /// let pool = tine::spawn_pool(2);
     /// let input = "apple\nbanana\ncherry\n".repeat(1000);
     /// let mut output = Vec::new();
     /// let stats = pool.stream_records(

@@ -53,10 +53,43 @@ impl Team {
         prepare: impl FnOnce(),
         share: &Share<'_>,
     ) -> bool {
-        // `build` checked that `threads` fits in a u32.
         if !self.take() {
             return false;
         }
+        self.fork_taken(others, prepare, share)
+    }
+
+    /// [`Team::fork_spread`] without other teams, only if the team is idle
+    /// now: never waits, and returns false, having run nothing, when the
+    /// team is busy (or reserved for callers waiting their turn) or stopped.
+    /// For a caller that has somewhere else to hand its work when the team
+    /// is busy (a pool's injector, `nest/inject.rs`).
+    #[inline]
+    pub(crate) fn fork_if_idle(&self, prepare: impl FnOnce(), share: &Share<'_>) -> bool {
+        if !self.try_take() {
+            return false;
+        }
+        self.fork_taken::<&Team>(&[], prepare, share)
+    }
+
+    /// [`Team::fork_spread`] without other teams, waiting (parked, without
+    /// a bound) for as long as the team is busy. Only for a thread that no
+    /// fork can be waiting for (a pool's serving thread, outside every
+    /// task). Returns false, having run nothing, if the team is stopped.
+    pub(crate) fn fork_waiting(&self, prepare: impl FnOnce(), share: &Share<'_>) -> bool {
+        self.take_waiting();
+        self.fork_taken::<&Team>(&[], prepare, share)
+    }
+
+    /// The rest of a fork once this team is held.
+    #[inline]
+    fn fork_taken<R: Deref<Target = Team>>(
+        &self,
+        others: &[R],
+        prepare: impl FnOnce(),
+        share: &Share<'_>,
+    ) -> bool {
+        // `build` checked that `threads` fits in a u32.
         if self.is_stopped() {
             self.hand_back(); // publishes the exit if no one has yet
             return false;

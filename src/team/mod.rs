@@ -446,7 +446,7 @@ impl Team {
     /// wakes them directly.
     ///
     /// ```
-    /// let pool = tine::spawn(2);
+    /// let pool = tine::spawn_pool(2);
     /// pool.sleep(0);
     /// std::thread::sleep(std::time::Duration::from_millis(5)); // workers parked
     /// pool.for_threads(|_, _| {}); // wakes them

@@ -278,6 +278,15 @@ impl Waiter {
         }
     }
 
+    /// This waiter, made to park once its budget is spent whatever its
+    /// policy: for a thread that waits for work to arrive rather than for a
+    /// fork to start (a pool's serving thread).
+    #[cfg(feature = "std")]
+    pub(crate) fn parking(mut self) -> Self {
+        self.parks = true;
+        self
+    }
+
     /// Whether waits past the budget park.
     #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(crate) fn parks(&self) -> bool {

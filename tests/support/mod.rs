@@ -63,3 +63,25 @@ pub fn serialize_panic_output() {
         std::hint::spin_loop();
     }
 }
+
+/// Runs `body` on its own thread and fails the test if it has not finished
+/// within `limit` (the hung thread is left behind; the test binary exits).
+/// Joined with `join`, which ThreadSanitizer sees (a channel inside std
+/// would not be).
+pub fn within<T: Send + 'static>(
+    limit: std::time::Duration,
+    body: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let started = std::time::Instant::now();
+    let runner = std::thread::spawn(body);
+    while !runner.is_finished() {
+        assert!(
+            started.elapsed() < limit,
+            "hung: still running after {limit:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    runner
+        .join()
+        .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
+}

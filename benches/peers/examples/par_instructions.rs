@@ -22,7 +22,7 @@ fn main() {
         .unwrap_or(1000);
     let only = std::env::var("PAR_ONLY").unwrap_or_default();
     let run = |name: &str| only.is_empty() || only == name;
-    let pool = tine::spawn(2);
+    let pool = tine::spawn_pool(2);
     set_override(Override::NeverFork);
     let mut scale = vec![1.0f32; 1536];
     let a = vec![0.5f32; 16 * 1024];

@@ -62,7 +62,7 @@ fn main() {
         "row", "median s", "lines/s", "vs serial"
     );
 
-    let pool = tine::spawn(threads);
+    let pool = tine::spawn_pool(threads);
     let rayon = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

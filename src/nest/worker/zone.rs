@@ -33,6 +33,7 @@
 //!   it, so a limit that moves while joins are open changes nothing for
 //!   them: a linked join closes as it opened, and the chain stays LIFO.
 
+use super::super::inject::{self, Injected};
 use super::super::job::{run, Header};
 use super::{Oldest, Worker};
 use crate::sync::Ordering;
@@ -114,6 +115,20 @@ impl Worker {
         self.anchor_zone_at(here.as_ptr() as usize);
         // SAFETY: as this function's.
         unsafe { run(job) };
+        self.link_limit.set(outside);
+    }
+
+    /// Runs a job popped from the injector, as [`Worker::run_anchored`]
+    /// runs a claimed one.
+    ///
+    /// # Safety
+    /// As [`inject::run`].
+    pub(crate) unsafe fn run_injected(&self, job: *const Injected) {
+        let here = MaybeUninit::<u8>::uninit();
+        let outside = self.link_limit.get();
+        self.anchor_zone_at(here.as_ptr() as usize);
+        // SAFETY: as this function's.
+        unsafe { inject::run(job, self) };
         self.link_limit.set(outside);
     }
 }

@@ -1,0 +1,207 @@
+//! A pool's serving thread, and detached [`spawn`]/[`spawn_fifo`].
+//!
+//! The serving thread exists because tine's caller is thread 0 of its own
+//! fork: work that arrives without a caller to run it, a call handed over
+//! by a caller that found the team busy (`nest/inject.rs`) or a spawned
+//! job, needs a thread to take the team for it. The serving thread parks
+//! on the injector's bell; when work is queued it takes the team as thread
+//! 0 of a region (waiting for a busy team, which it may: no fork waits for
+//! it), runs queued jobs until the queue has stayed empty for the pool's
+//! spin budget, and hands the team back. The region's other threads take
+//! queued jobs too (the idle loop, `nest/region.rs`), so under a stream of
+//! calls from many threads every thread of the team runs calls back to
+//! back, without a hand-off between them.
+//!
+//! # Lifetime
+//!
+//! Started with the pool; stopped by the pool's drop, which first lets it
+//! run every queued and spawned job: it leaves only once the pool is
+//! stopping and the queue is empty after a region (whose end means every
+//! job it ran has finished).
+
+use super::current::with_current_pool;
+use super::ThreadPool;
+use crate::error::Error;
+use crate::nest::inject::SpawnJob;
+use crate::nest::region::{enter, Entry};
+use crate::nest::worker::Worker;
+use crate::nest::Nest;
+use crate::team::Team;
+use crate::threads::WorkerHandler;
+use std::string::String;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// Starts the serving thread of the pool made of `team` and `nest`,
+/// named `name`; `on_start` and `on_exit` get its index, 0.
+pub(crate) fn start(
+    name: String,
+    stack_size: Option<usize>,
+    team: &Arc<Team>,
+    nest: &Arc<Nest>,
+    on_start: Option<WorkerHandler>,
+    on_exit: Option<WorkerHandler>,
+) -> Result<JoinHandle<()>, Error> {
+    let mut builder = std::thread::Builder::new().name(name);
+    if let Some(bytes) = stack_size {
+        builder = builder.stack_size(bytes);
+    }
+    let (team, nest) = (Arc::clone(team), Arc::clone(nest));
+    // The thread's start (its own allocations included) is over when the
+    // pool is returned: nothing of it lands in a caller's first calls.
+    let (started, wait_started) = std::sync::mpsc::sync_channel::<()>(1);
+    let server = builder
+        .spawn(move || {
+            if let Some(on_start) = on_start {
+                on_start(0);
+            }
+            // The receiver waits for this message.
+            let _ = started.send(());
+            drop(started);
+            serve(&team, &nest);
+            if let Some(on_exit) = on_exit {
+                on_exit(0);
+            }
+        })
+        .map_err(|source| Error::Spawn { index: 0, source })?;
+    // An error means the thread ended before it sent: only a panicking
+    // `on_start` does that, and `join` reports it below.
+    if wait_started.recv().is_err() {
+        let _ = server.join();
+        let source = std::io::Error::other("the serving thread's start handler panicked");
+        return Err(Error::Spawn { index: 0, source });
+    }
+    Ok(server)
+}
+
+/// The serving thread's loop: wait for queued work, run it in a region,
+/// until the pool stops with nothing queued.
+fn serve(team: &Team, nest: &Nest) {
+    let injector = &nest.injector;
+    // Parks when idle whatever the pool's policy: waiting for work to be
+    // handed over is not on a fork's path.
+    let waiter = nest.waiter().parking();
+    loop {
+        while injector.is_empty() {
+            if nest.is_stopping() && injector.is_empty() {
+                if !injector.has_spawned() {
+                    return;
+                }
+                // A spawned job still runs on a thread of another region.
+                std::thread::yield_now();
+                continue;
+            }
+            injector.serve_bell.wait(
+                &waiter,
+                || !injector.is_empty() || nest.is_stopping(),
+                || {},
+            );
+        }
+        enter(team, nest, Entry::Server, |worker| drain(nest, worker));
+    }
+}
+
+/// The serving region's root: runs queued jobs until none has come for
+/// the pool's spin budget.
+fn drain(nest: &Nest, worker: &Worker) {
+    let injector = &nest.injector;
+    loop {
+        while let Some(job) = injector.pop() {
+            // SAFETY: popped by this thread.
+            unsafe { worker.run_injected(job) };
+        }
+        if !nest.waiter().spin(|| !injector.is_empty()) {
+            return;
+        }
+    }
+}
+
+/// Queues `job` on `nest`'s pool, in front (runs next) or at the back.
+fn push_spawned<F: FnOnce() + Send + 'static>(nest: &Nest, job: F, front: bool) {
+    let job = SpawnJob::into_raw(job, &nest.injector);
+    // SAFETY: a boxed job, alive until its runner frees it.
+    unsafe { nest.injector.push(job, front) };
+    nest.ring_injected();
+}
+
+/// Runs `f` with the nest of the pool a call on this thread belongs to,
+/// and whether this thread works for that pool (a region's thread, or
+/// inside its `install`).
+fn with_current_nest<R>(f: impl FnOnce(&Nest, bool) -> R) -> R {
+    Worker::with_current(|worker| match worker {
+        Some(worker) => f(worker.nest(), true),
+        None => with_current_pool(|pool| {
+            let inside = !super::current::installed_is_none_or(|_| false);
+            f(pool.nest(), inside)
+        }),
+    })
+}
+
+/// Runs `job` on the current pool's threads, detached: this returns at
+/// once. rayon's `spawn`, for work that outlives the call (it is
+/// `'static`): the current pool is the one whose thread or `install` this
+/// is, else the global pool. Spawned from inside that pool, the newest job
+/// runs first (LIFO, as rayon's per-thread order); from outside, in the
+/// order spawned.
+///
+/// No job is lost: the pool runs every one before it drops (the global
+/// pool lives as long as the process). A panic in `job` goes to the pool's
+/// [`panic_handler`](crate::pool::Builder::panic_handler); without one, the
+/// process aborts, as rayon's does.
+///
+/// To spawn a pool (fork_union's `spawn`), see
+/// [`spawn_pool`](crate::pool::spawn_pool).
+///
+/// ```
+/// use std::sync::mpsc::channel;
+///
+/// let (sender, receiver) = channel();
+/// tine::spawn(move || sender.send(6 * 7).unwrap());
+/// assert_eq!(receiver.recv().unwrap(), 42);
+/// ```
+pub fn spawn<F: FnOnce() + Send + 'static>(job: F) {
+    with_current_nest(|nest, inside| push_spawned(nest, job, inside));
+}
+
+/// As [`spawn`], but jobs spawned from one thread start in the order
+/// spawned (FIFO), wherever they are spawned from.
+///
+/// ```
+/// let (sender, receiver) = std::sync::mpsc::channel();
+/// let pool = tine::ThreadPool::try_spawn(1)?;
+/// for i in 0..3 {
+///     let sender = sender.clone();
+///     pool.spawn_fifo(move || sender.send(i).unwrap());
+/// }
+/// let order: Vec<i32> = receiver.iter().take(3).collect();
+/// assert_eq!(order, [0, 1, 2]);
+/// # Ok::<(), tine::Error>(())
+/// ```
+pub fn spawn_fifo<F: FnOnce() + Send + 'static>(job: F) {
+    with_current_nest(|nest, _| push_spawned(nest, job, false));
+}
+
+impl ThreadPool {
+    /// [`spawn`] on this pool: `job` runs on its threads, detached; LIFO
+    /// when spawned from inside the pool, else in order.
+    ///
+    /// ```
+    /// let pool = tine::ThreadPool::try_spawn(2)?;
+    /// let (sender, receiver) = std::sync::mpsc::channel();
+    /// pool.spawn(move || sender.send("ran").unwrap());
+    /// assert_eq!(receiver.recv().unwrap(), "ran");
+    /// # Ok::<(), tine::Error>(())
+    /// ```
+    pub fn spawn<F: FnOnce() + Send + 'static>(&self, job: F) {
+        let inside = Worker::with_current(|worker| {
+            worker.is_some_and(|worker| worker.belongs_to(self.nest()))
+        }) || !super::current::installed_is_none_or(|pool| !core::ptr::eq(pool, self));
+        push_spawned(self.nest(), job, inside);
+    }
+
+    /// [`spawn_fifo`] on this pool: `job` runs on its threads, detached,
+    /// after the jobs spawned before it.
+    pub fn spawn_fifo<F: FnOnce() + Send + 'static>(&self, job: F) {
+        push_spawned(self.nest(), job, false);
+    }
+}

@@ -1,0 +1,189 @@
+//! Many OS threads calling one pool at once (a server, a GUI, a library
+//! called from several threads): every call finishes with the right result,
+//! and a call that finds the team busy is handed over to the team's threads
+//! rather than run alone on its caller after a timeout. The pools here wait
+//! 60 s before taking a call back (`busy_wait`), so a hand-over that no
+//! thread served would hang, and the watchdog fails the test.
+#![cfg(not(loom))]
+
+mod support;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread::ThreadId;
+use std::time::Duration;
+use support::within;
+use tine::prelude::*;
+use tine::ThreadPool;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn patient_pool(threads: usize) -> ThreadPool {
+    ThreadPool::builder()
+        .threads(threads)
+        .busy_wait(Duration::from_secs(60))
+        .build()
+        .expect("a pool")
+}
+
+fn fib(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = tine::join(|| fib(n - 1), || fib(n - 2));
+    a + b
+}
+
+#[test]
+fn eight_callers_of_a_two_thread_pool_all_finish_with_the_right_results() {
+    within(LIMIT, || {
+        let pool = Arc::new(patient_pool(2));
+        let callers: Vec<_> = (0..8u64)
+            .map(|client| {
+                let pool = Arc::clone(&pool);
+                std::thread::spawn(move || {
+                    let data: Vec<u64> = (0..20_000).map(|i| i + client).collect();
+                    let expected: u64 = data.iter().map(|x| x * 2).sum();
+                    for _ in 0..60 {
+                        let sum: u64 = pool.install(|| data.par_iter().map(|x| x * 2).sum());
+                        assert_eq!(sum, expected);
+                        assert_eq!(pool.install(|| fib(16)), 987);
+                        let mut halves = [0u64; 2];
+                        let (low, high) = halves.split_at_mut(1);
+                        pool.scope(|s| {
+                            s.spawn(|_| low[0] = data[..10_000].iter().sum());
+                            s.spawn(|_| high[0] = data[10_000..].iter().sum());
+                        });
+                        assert_eq!(halves[0] + halves[1], expected / 2);
+                        let count = AtomicUsize::new(0);
+                        pool.for_n(10, |_| {
+                            count.fetch_add(1, Ordering::Relaxed);
+                        });
+                        assert_eq!(count.into_inner(), 10);
+                    }
+                })
+            })
+            .collect();
+        for caller in callers {
+            caller.join().expect("a caller panicked");
+        }
+    });
+}
+
+/// Waits (yielding) until `flag` is set.
+fn wait_for(flag: &AtomicBool) {
+    // Acquire: pairs with the Release store of whoever sets the flag.
+    while !flag.load(Ordering::Acquire) {
+        std::thread::yield_now();
+    }
+}
+
+/// The threads that ran a `join`'s two closures and a `for_n`'s tasks,
+/// both called from this thread (calls that always enter the pool; a
+/// small parallel iterator may stay on its caller by the cutoff's choice).
+fn item_threads(pool: &ThreadPool) -> Vec<ThreadId> {
+    let here = || std::thread::current().id();
+    let (a, b) = pool.join(here, here);
+    let threads = std::sync::Mutex::new(vec![a, b]);
+    pool.for_n(16, |_| threads.lock().unwrap().push(here()));
+    threads.into_inner().unwrap()
+}
+
+#[test]
+fn a_call_made_during_anothers_region_runs_on_its_idle_thread() {
+    within(LIMIT, || {
+        let pool = patient_pool(2);
+        let (entered, finished) = (AtomicBool::new(false), AtomicBool::new(false));
+        support::scope(|s| {
+            s.spawn(|| {
+                // Holds the team in a region whose root waits; its other
+                // thread is idle.
+                pool.join(
+                    || {
+                        // Release: pairs with the Acquire in `wait_for`.
+                        entered.store(true, Ordering::Release);
+                        wait_for(&finished);
+                    },
+                    || {},
+                );
+            });
+            s.spawn(|| {
+                wait_for(&entered);
+                let caller = std::thread::current().id();
+                let threads = item_threads(&pool);
+                // Release: pairs with the Acquire in `wait_for`.
+                finished.store(true, Ordering::Release);
+                assert!(
+                    threads.iter().all(|&thread| thread != caller),
+                    "a handed-over call ran items on its caller"
+                );
+            });
+        });
+    });
+}
+
+#[test]
+fn a_call_made_during_a_plain_fork_runs_on_the_pool_once_it_ends() {
+    within(LIMIT, || {
+        let pool = patient_pool(2);
+        let entered = AtomicBool::new(false);
+        support::scope(|s| {
+            s.spawn(|| {
+                pool.for_threads(|thread_index, _| {
+                    if thread_index == 0 {
+                        // Release: pairs with the Acquire in `wait_for`.
+                        entered.store(true, Ordering::Release);
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                });
+            });
+            s.spawn(|| {
+                wait_for(&entered);
+                let caller = std::thread::current().id();
+                let threads = item_threads(&pool);
+                assert!(
+                    threads.iter().all(|&thread| thread != caller),
+                    "a handed-over call ran items on its caller"
+                );
+            });
+        });
+    });
+}
+
+#[test]
+fn a_panic_in_a_handed_over_call_resumes_on_its_caller() {
+    within(LIMIT, || {
+        let pool = patient_pool(2);
+        let (entered, finished) = (AtomicBool::new(false), AtomicBool::new(false));
+        support::scope(|s| {
+            s.spawn(|| {
+                pool.join(
+                    || {
+                        // Release: pairs with the Acquire in `wait_for`.
+                        entered.store(true, Ordering::Release);
+                        wait_for(&finished);
+                    },
+                    || {},
+                );
+            });
+            s.spawn(|| {
+                wait_for(&entered);
+                let caught = std::panic::catch_unwind(|| {
+                    pool.install(|| {
+                        (0..64).into_par_iter().for_each(|i| {
+                            if i == 17 {
+                                panic!("item 17");
+                            }
+                        })
+                    })
+                });
+                // Release: pairs with the Acquire in `wait_for`.
+                finished.store(true, Ordering::Release);
+                let payload = caught.expect_err("the panic resumes on the caller");
+                assert_eq!(payload.downcast_ref::<&str>(), Some(&"item 17"));
+            });
+        });
+        // The pool is still usable.
+        assert_eq!(pool.install(|| fib(12)), 144);
+    });
+}

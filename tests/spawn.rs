@@ -1,0 +1,188 @@
+//! Detached jobs: `tine::spawn`, `spawn_fifo` and the pool methods. Every
+//! job runs, on the pool's threads, in rayon's orders; the pool drops only
+//! after its jobs are done; a panic goes to the panic handler, or aborts
+//! the process without one.
+#![cfg(all(not(loom), unix))]
+
+mod support;
+
+use std::os::unix::process::ExitStatusExt;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::channel;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use support::within;
+use tine::ThreadPool;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+#[test]
+fn every_job_runs_before_the_pool_drops() {
+    within(LIMIT, || {
+        for threads in [1, 2, 4] {
+            let pool = ThreadPool::try_spawn(threads).unwrap();
+            let ran = Arc::new(AtomicUsize::new(0));
+            for i in 0..200 {
+                let ran = Arc::clone(&ran);
+                let job = move || {
+                    if i % 50 == 0 {
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                    ran.fetch_add(1, Ordering::Relaxed);
+                };
+                if i % 2 == 0 {
+                    pool.spawn(job);
+                } else {
+                    pool.spawn_fifo(job);
+                }
+            }
+            drop(pool);
+            assert_eq!(ran.load(Ordering::Relaxed), 200, "{threads} threads");
+        }
+    });
+}
+
+#[test]
+fn jobs_spawned_by_jobs_run_too_and_on_the_pools_threads() {
+    within(LIMIT, || {
+        let pool = Arc::new(ThreadPool::try_spawn(2).unwrap());
+        let ran = Arc::new(AtomicUsize::new(0));
+        let caller = std::thread::current().id();
+        let (sender, receiver) = channel();
+        for _ in 0..10 {
+            let (ran, sender) = (Arc::clone(&ran), sender.clone());
+            pool.spawn(move || {
+                for _ in 0..10 {
+                    let (ran, sender) = (Arc::clone(&ran), sender.clone());
+                    // The current pool: the one this job runs on.
+                    tine::spawn(move || {
+                        ran.fetch_add(1, Ordering::Relaxed);
+                        sender.send(std::thread::current().id()).unwrap();
+                    });
+                }
+            });
+        }
+        drop(sender);
+        let threads: Vec<_> = receiver.iter().collect();
+        assert_eq!(threads.len(), 100);
+        assert!(threads.iter().all(|&thread| thread != caller));
+        assert_eq!(ran.load(Ordering::Relaxed), 100);
+    });
+}
+
+#[test]
+fn fifo_jobs_start_in_order_and_jobs_spawned_inside_the_pool_newest_first() {
+    within(LIMIT, || {
+        let pool = ThreadPool::try_spawn(1).unwrap();
+        let (sender, receiver) = channel();
+        for i in 0..10 {
+            let sender = sender.clone();
+            pool.spawn_fifo(move || sender.send(i).unwrap());
+        }
+        let order: Vec<i32> = receiver.iter().take(10).collect();
+        assert_eq!(order, (0..10).collect::<Vec<_>>());
+        // From a job: the newest runs first once it returns (one thread).
+        pool.spawn(move || {
+            for i in 0..10 {
+                let sender = sender.clone();
+                tine::spawn(move || sender.send(i).unwrap());
+            }
+        });
+        let order: Vec<i32> = receiver.iter().take(10).collect();
+        assert_eq!(order, (0..10).rev().collect::<Vec<_>>());
+    });
+}
+
+#[test]
+fn the_global_pool_runs_spawned_jobs() {
+    within(LIMIT, || {
+        let (sender, receiver) = channel();
+        for i in 0..4 {
+            let sender = sender.clone();
+            tine::spawn_fifo(move || sender.send(i * i).unwrap());
+        }
+        let mut squares: Vec<i32> = receiver.iter().take(4).collect();
+        squares.sort_unstable();
+        assert_eq!(squares, [0, 1, 4, 9]);
+    });
+}
+
+#[test]
+fn a_panic_goes_to_the_handler_and_the_pool_goes_on() {
+    within(LIMIT, || {
+        let (sender, receiver) = channel();
+        let sender = Mutex::new(sender);
+        let pool = ThreadPool::builder()
+            .threads(2)
+            .panic_handler(move |payload| {
+                let message = payload.downcast_ref::<&str>().copied().unwrap_or("?");
+                sender.lock().unwrap().send(message.to_owned()).unwrap();
+            })
+            .build()
+            .unwrap();
+        pool.spawn(|| panic!("first"));
+        assert_eq!(receiver.recv().unwrap(), "first");
+        let ran = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&ran);
+        pool.spawn(move || {
+            counter.fetch_add(1, Ordering::Relaxed);
+        });
+        drop(pool);
+        assert_eq!(ran.load(Ordering::Relaxed), 1);
+    });
+}
+
+#[test]
+fn a_pool_dropped_by_its_own_job_does_not_wait_for_itself() {
+    within(LIMIT, || {
+        let pool = Arc::new(ThreadPool::try_spawn(2).unwrap());
+        let (sender, receiver) = channel();
+        let last = Arc::clone(&pool);
+        drop(pool);
+        let inner = Arc::clone(&last);
+        inner.spawn(move || {
+            drop(last); // one of two references; `inner` is the other
+            sender.send(()).unwrap();
+        });
+        // The job may run before or after this drop; whichever drops the
+        // last reference, the drop returns.
+        drop(inner);
+        receiver.recv().unwrap();
+    });
+}
+
+const CHILD: &str = "TINE_SPAWN_ABORT_CHILD";
+
+/// Run in a child only: a spawned job panics on a pool without a handler.
+#[test]
+fn child_a_panicking_spawned_job_without_a_handler() {
+    if std::env::var_os(CHILD).is_none() {
+        return; // only meaningful in the child
+    }
+    let pool = ThreadPool::try_spawn(2).unwrap();
+    pool.spawn(|| panic!("no handler"));
+    std::thread::sleep(Duration::from_secs(30));
+    // Unreachable: the process is gone.
+    std::process::exit(0);
+}
+
+#[test]
+fn a_panicking_spawned_job_without_a_handler_aborts() {
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_a_panicking_spawned_job_without_a_handler",
+            "--nocapture",
+        ])
+        .env(CHILD, "1")
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.signal(),
+        Some(libc::SIGABRT),
+        "status {:?}, stderr {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
