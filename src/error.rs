@@ -29,6 +29,10 @@ pub enum Error {
         /// What the OS said.
         source: std::io::Error,
     },
+    /// The global pool exists already: it was built, or a call spawned it
+    /// (`Builder::build_global`).
+    #[cfg(feature = "std")]
+    GlobalPoolAlreadyInitialized,
     /// [`crate::team::Team::run_worker`] was called after every worker slot of the
     /// team had been taken.
     NoWorkerSlot {
@@ -114,6 +118,10 @@ impl fmt::Display for Error {
                 u32::MAX
             ),
             Error::InvalidName => f.write_str("the thread name contains a NUL byte"),
+            #[cfg(feature = "std")]
+            Error::GlobalPoolAlreadyInitialized => {
+                f.write_str("The global thread pool has already been initialized.")
+            }
             #[cfg(feature = "std")]
             Error::Spawn { index, source } => {
                 write!(f, "the OS refused to start worker thread {index}: {source}")

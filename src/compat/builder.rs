@@ -147,7 +147,12 @@ impl ThreadPoolBuilder {
     /// If a thread name holds a NUL byte, the count does not fit a team
     /// (`u32::MAX` threads), or the OS refuses a thread; the message says
     /// which.
-    pub fn build(mut self) -> Result<ThreadPool, ThreadPoolBuildError> {
+    pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
+        self.builder().build().map_err(ThreadPoolBuildError::Build)
+    }
+
+    /// tine's [`Builder`] with these settings.
+    fn builder(mut self) -> Builder {
         let threads = self.threads();
         let mut builder: Builder = ThreadPool::builder().threads(threads);
         if let Some(name) = &mut self.thread_name {
@@ -166,7 +171,7 @@ impl ThreadPoolBuilder {
         if let Some(handler) = self.panic_handler {
             builder = builder.panic_handler(handler);
         }
-        builder.build().map_err(ThreadPoolBuildError::Build)
+        builder
     }
 
     /// Builds the pool and makes it the global one: the pool of calls made
@@ -176,14 +181,12 @@ impl ThreadPoolBuilder {
     /// If the global pool already exists (it was set, or a call already
     /// used it), as in rayon, or as [`build`](Self::build).
     pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
-        if global::global_is_set() {
-            return Err(ThreadPoolBuildError::GlobalPoolAlreadyInitialized);
-        }
-        if global::set_global(self.build()?) {
-            Ok(())
-        } else {
-            // Another thread set it between the check and now.
-            Err(ThreadPoolBuildError::GlobalPoolAlreadyInitialized)
+        match self.builder().build_global() {
+            Ok(()) => Ok(()),
+            Err(Error::GlobalPoolAlreadyInitialized) => {
+                Err(ThreadPoolBuildError::GlobalPoolAlreadyInitialized)
+            }
+            Err(error) => Err(ThreadPoolBuildError::Build(error)),
         }
     }
 }

@@ -136,7 +136,8 @@ where
 }
 
 /// One join on `worker` (this thread's): the protocol in `nest/mod.rs`;
-/// `EAGER` offers the oldest pending job at once (`pool::entry::join_coarse`).
+/// `EAGER` (or a worker of a pool in rayon's model) offers the oldest
+/// pending job at once (`pool::entry::join_coarse`).
 #[inline]
 pub(crate) fn join_on<A, B, RA, RB, const EAGER: bool>(worker: &Worker, a: A, b: B) -> (RA, RB)
 where
@@ -153,7 +154,8 @@ where
     // join always links: it offers `b` at once. The address of a local in
     // this frame stands for the stack pointer.
     let here = core::mem::MaybeUninit::<u8>::uninit();
-    if !EAGER && worker.is_deep(here.as_ptr() as usize) && !worker.tick_deep() {
+    let eager = EAGER || worker.eager();
+    if !eager && worker.is_deep(here.as_ptr() as usize) && !worker.tick_deep() {
         return join_on_serial(a, b);
     }
     let job = StackJob::new(|migrated| b(FnContext::new(migrated)));
@@ -164,7 +166,7 @@ where
     // If `a` panics, B is still run or waited for before the panic goes on.
     let guard = FinishOnUnwind { worker, job: &job };
     worker.tick_in_region();
-    if EAGER {
+    if eager {
         worker.offer_now();
     }
     let ra = a(FnContext::new(false));

@@ -236,6 +236,9 @@ pub(crate) struct Nest {
     /// Calls from outside the pool always go to its threads (rayon's
     /// model), never run on their caller as thread 0.
     pub(crate) hand_over_always: bool,
+    /// The serving thread runs queued jobs itself (else it only holds the
+    /// team for the region's other threads to run them).
+    pub(crate) server_runs_jobs: bool,
 }
 
 impl core::fmt::Debug for Nest {
@@ -262,6 +265,7 @@ impl Nest {
             panic_handler: None,
             stopping: AtomicBool::new(false),
             hand_over_always: false,
+            server_runs_jobs: true,
         }
     }
 

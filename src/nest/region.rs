@@ -54,6 +54,10 @@ pub(crate) enum Entry {
     Caller,
     /// The pool's serving thread: wait for the team, however long.
     Server,
+    /// A root that must run on this thread (`in_place_scope`): never
+    /// handed over; if the team is busy, wait a bounded time for its turn
+    /// (from outside every fork), else run alone.
+    Here,
 }
 
 /// Runs `root` with a worker of a region of `team` (thread 0, the caller),
@@ -66,6 +70,25 @@ pub(crate) fn enter<R: Send>(
     nest: &Nest,
     entry: Entry,
     root: impl FnOnce(&Worker) -> R + Send,
+) -> R {
+    enter_or(team, nest, entry, root, |root| hand_over(nest, root))
+}
+
+/// [`enter`] with [`Entry::Here`], for a root that need not be `Send`.
+pub(crate) fn enter_here<R>(team: &Team, nest: &Nest, root: impl FnOnce(&Worker) -> R) -> R {
+    enter_or(team, nest, Entry::Here, root, |_| {
+        unreachable!("a root entered here is never handed over")
+    })
+}
+
+/// [`enter`], with `hand` to hand the root over (never called for
+/// [`Entry::Here`] or [`Entry::Server`]).
+fn enter_or<R, F: FnOnce(&Worker) -> R>(
+    team: &Team,
+    nest: &Nest,
+    entry: Entry,
+    root: F,
+    hand: impl FnOnce(F) -> R,
 ) -> R {
     let cell = OnCaller {
         root: UnsafeCell::new(Some(root)),
@@ -98,13 +121,17 @@ pub(crate) fn enter<R: Send>(
         };
         let forked = match entry {
             Entry::Server => team.fork_waiting(|| nest.reset(), &share),
+            Entry::Here => {
+                team.fork_if_idle(|| nest.reset(), &share)
+                    || team.fork_spread::<&Team>(&[], || nest.reset(), &share)
+            }
             Entry::Caller => {
                 (!nest.hand_over_always && team.fork_if_idle(|| nest.reset(), &share)) || {
                     if !in_task() {
                         // SAFETY: no fork ran: the cell is ours alone.
                         let root = cell.root.with_mut(|root| unsafe { (*root).take() });
                         match root {
-                            Some(root) => return hand_over(nest, root),
+                            Some(root) => return hand(root),
                             None => unreachable!("a region's root runs once"),
                         }
                     }
@@ -126,9 +153,7 @@ pub(crate) fn enter<R: Send>(
     match root {
         // A one-thread pool whose callers hand over: its serving thread
         // runs the call.
-        Some(root) if entry == Entry::Caller && nest.hand_over_always && !in_task() => {
-            hand_over(nest, root)
-        }
+        Some(root) if entry == Entry::Caller && nest.hand_over_always && !in_task() => hand(root),
         Some(root) => serial(nest, root),
         None => unreachable!("a region's root runs once"),
     }

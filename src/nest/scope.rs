@@ -59,8 +59,7 @@ impl<'scope> ScopePtr<'scope> {
 /// first task's).
 pub(crate) fn scope_on<'scope, OP, R>(worker: &Worker, op: OP) -> R
 where
-    OP: FnOnce(&Scope<'scope>) -> R + Send,
-    R: Send,
+    OP: FnOnce(&Scope<'scope>) -> R,
 {
     let scope = Scope {
         pending: AtomicUsize::new(0),
@@ -104,6 +103,37 @@ impl<'scope> Scope<'scope> {
     where
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
+        self.spawn_at(body, false);
+    }
+
+    /// As [`Scope::spawn`], but the tasks this thread spawns this way start
+    /// in the order spawned (rayon's `ScopeFifo::spawn_fifo`), where
+    /// `spawn`'s newest starts first. On one thread, in order:
+    ///
+    /// ```
+    /// let pool = tine::spawn_pool(1);
+    /// let order = std::sync::Mutex::new(Vec::new());
+    /// pool.scope(|s| {
+    ///     for i in 0..4 {
+    ///         let order = &order;
+    ///         s.spawn_fifo(move |_| order.lock().unwrap().push(i));
+    ///     }
+    /// });
+    /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3]);
+    /// ```
+    pub fn spawn_fifo<BODY>(&self, body: BODY)
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        self.spawn_at(body, true);
+    }
+
+    /// Spawns `body`, at the newest end of this thread's pending jobs, or
+    /// at the oldest (`fifo`).
+    fn spawn_at<BODY>(&self, body: BODY, fifo: bool)
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
         self.pending.fetch_add(1, Ordering::Relaxed);
         let scope = ScopePtr(self);
         let job = HeapJob::into_raw(move || {
@@ -116,7 +146,11 @@ impl<'scope> Scope<'scope> {
         });
         Worker::with_current(|worker| match worker {
             Some(worker) => {
-                worker.push_spawned(job);
+                if fifo {
+                    worker.push_spawned_oldest(job);
+                } else {
+                    worker.push_spawned(job);
+                }
                 worker.tick();
             }
             // A thread outside any region (say, one the caller started):

@@ -43,6 +43,9 @@ const WINDOW: usize = 64;
 pub(crate) struct Worker {
     /// A real region (false: the team was busy; no slots, joins inline).
     region: bool,
+    /// Every join offers its second closure at once (a pool in rayon's
+    /// model, whose code may count on it: `Nest::hand_over_always`).
+    eager: bool,
     /// `nest.slots[index]`, kept for the join's request check.
     slot: *const Slot,
     /// The newest open join's job, or null (see the module head).
@@ -92,6 +95,7 @@ impl Worker {
             index,
             slot: &*nest.slots[index],
             region,
+            eager: nest.hand_over_always,
             newest_join: Cell::new(ptr::null()),
             link_limit: Cell::new(0),
             newest: Cell::new(ptr::null()),
@@ -155,6 +159,14 @@ impl Worker {
         self.region
     }
 
+    /// Whether every join offers its second closure at once, as rayon's
+    /// do (`Nest::hand_over_always`): rayon code may run a long loop in
+    /// `a` and count on `b` being taken meanwhile.
+    #[inline]
+    pub(crate) fn eager(&self) -> bool {
+        self.eager
+    }
+
     #[inline]
     fn slot(&self) -> &Slot {
         // SAFETY: the slot belongs to the nest, which outlives the worker.
@@ -210,6 +222,14 @@ impl Worker {
         oldest
     }
 
+    /// Whether this thread has jobs of its own that no other thread has
+    /// taken: spawned ones, an open join's unpromoted job, or its slot's.
+    pub(crate) fn has_pending(&self) -> bool {
+        !self.newest.get().is_null()
+            || self.oldest_pending().is_some()
+            || (self.region && !self.slot().is_empty())
+    }
+
     /// Pushes `job` as the newest spawned job.
     pub(crate) fn push_spawned(&self, job: *const Spawned) {
         // SAFETY: listed spawned jobs are alive until run, and only this
@@ -223,6 +243,22 @@ impl Worker {
             }
         }
         self.newest.set(job);
+    }
+
+    /// Pushes `job` as the oldest spawned job: this thread runs it after
+    /// every job it spawned before (`Scope::spawn_fifo`), as jobs pushed
+    /// this way keep their order.
+    pub(crate) fn push_spawned_oldest(&self, job: *const Spawned) {
+        // SAFETY: as in `push_spawned`.
+        unsafe {
+            (*job).next.set(self.oldest.get());
+            (*job).prev.set(ptr::null());
+            match self.oldest.get().as_ref() {
+                Some(oldest) => oldest.prev.set(job),
+                None => self.newest.set(job),
+            }
+        }
+        self.oldest.set(job);
     }
 
     /// Removes `job`, which is in the list of spawned jobs.

@@ -39,6 +39,21 @@ pub fn current_thread_index() -> Option<usize> {
     Some(crate::team::innermost_thread_index().unwrap_or(0))
 }
 
+/// This thread's index in the fork it runs in (a parallel call, a `join`
+/// or `scope` region, a `for_threads`, a job a pool's thread runs), or
+/// `None` outside every fork: rayon's `current_thread_index` exactly,
+/// where [`current_thread_index`] answers `Some(0)` on a caller between
+/// its calls.
+///
+/// ```
+/// assert_eq!(tine::fork_thread_index(), None);
+/// let pool = tine::spawn_pool(2);
+/// assert_eq!(pool.broadcast(|_| tine::fork_thread_index()), [Some(0), Some(1)]);
+/// ```
+pub fn fork_thread_index() -> Option<usize> {
+    crate::team::innermost_thread_index()
+}
+
 /// The most threads a tine pool can hold, as rayon's `max_num_threads`:
 /// teams count their threads in 32 bits.
 ///
@@ -116,16 +131,24 @@ impl ThreadPool {
         let num_threads = self.threads();
         let slots = Slots((0..num_threads).map(|_| UnsafeCell::new(None)).collect());
         let shared = &slots; // the whole `Slots` (which is `Sync`), not its field
-        self.for_threads(|index, _| {
+        let share = |index: usize, _colocation: usize| {
             let result = op(BroadcastContext {
                 index,
                 num_threads,
                 _not_send: PhantomData,
             });
-            // SAFETY: `for_threads` runs each index once, so no other
-            // thread touches this slot during the fork.
+            // SAFETY: the fork runs each index once, so no other thread
+            // touches this slot during the fork.
             unsafe { *shared.0[index].get() = Some(result) };
-        });
+        };
+        if self.hand_over {
+            // Each thread of the team runs its own index: the team's fork
+            // itself, not a hand-over (whose region would split the
+            // indices over whichever threads are idle).
+            self.team().fork(&share);
+        } else {
+            self.for_threads(share);
+        }
         slots
             .0
             .into_iter()

@@ -1,17 +1,17 @@
 //! [`Builder`]: a [`ThreadPool`]'s settings, and spawning it.
 
+mod start;
+
+pub use start::ThreadStart;
+
 use super::ThreadPool;
 use crate::error::Error;
 use crate::nest::inject::PanicHandler;
-use crate::nest::Nest;
-use crate::schedule::Partials;
-use crate::team::{Slots, Team};
-use crate::threads::{spawn_worker_thread, thread_name, WorkerHandler, WorkerSetup};
-use crate::wait::{WaitPolicy, Waiter};
+use crate::threads::{WorkerHandler, WorkerSetup};
+use crate::wait::WaitPolicy;
 use std::boxed::Box;
 use std::string::String;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::vec::Vec;
 
 /// Configures a [`ThreadPool`] before spawning it.
@@ -49,6 +49,8 @@ pub struct Builder {
     panic_handler: Option<Arc<PanicHandler>>,
     /// Whether callers run their calls as thread 0 (false: rayon's model).
     caller_runs: bool,
+    /// Whether the serving thread runs queued jobs itself.
+    server_runs_jobs: bool,
     #[cfg(test)]
     fail_spawn_at: Option<usize>,
 }
@@ -86,6 +88,7 @@ impl Default for Builder {
             on_exit: None,
             panic_handler: None,
             caller_runs: true,
+            server_runs_jobs: true,
             #[cfg(test)]
             fail_spawn_at: None,
         }
@@ -301,6 +304,47 @@ impl Builder {
         self
     }
 
+    /// Whether the pool's serving thread runs the queued calls and
+    /// spawned jobs itself (true, the default), or only takes the team for
+    /// them and leaves them to the workers (false), so that every such job
+    /// runs on a worker, index 1 or above: for a pool whose thread 0 is
+    /// meant to be a thread of the program's own (rayon's
+    /// `use_current_thread`). With false, a pool of one thread runs such
+    /// jobs only when a caller's region lets them in.
+    ///
+    /// ```
+    /// let pool = tine::ThreadPool::builder().threads(2).serving_thread_runs_jobs(false).build()?;
+    /// let (send, receive) = std::sync::mpsc::channel();
+    /// pool.spawn(move || send.send(tine::fork_thread_index()).unwrap());
+    /// assert_eq!(receive.recv().unwrap(), Some(1));
+    /// # Ok::<(), tine::Error>(())
+    /// ```
+    pub fn serving_thread_runs_jobs(mut self, runs: bool) -> Self {
+        self.server_runs_jobs = runs;
+        self
+    }
+
+    /// Spawns the pool and makes it the global one ([`global`]), which
+    /// calls from outside every pool use; otherwise the global pool is
+    /// spawned with the default settings on first use.
+    ///
+    /// # Errors
+    /// [`Error::GlobalPoolAlreadyInitialized`] if the global pool exists
+    /// already (built, or spawned by a call), else as [`Builder::build`].
+    ///
+    /// [`global`]: crate::pool::current::global
+    pub fn build_global(self) -> Result<(), Error> {
+        if super::current::global_is_set() {
+            return Err(Error::GlobalPoolAlreadyInitialized);
+        }
+        if super::current::set_global(self.build()?) {
+            Ok(())
+        } else {
+            // Another thread set it between the check and now.
+            Err(Error::GlobalPoolAlreadyInitialized)
+        }
+    }
+
     /// Spawns the pool.
     ///
     /// # Errors
@@ -310,16 +354,7 @@ impl Builder {
     /// errors of `numa::Topology::plan`, and `Error::Hwloc` if a thread
     /// cannot be bound.
     pub fn build(self) -> Result<ThreadPool, Error> {
-        if self.name.contains('\0') || self.thread_names.iter().any(|n| n.contains('\0')) {
-            return Err(Error::InvalidName);
-        }
-        let workers = self.threads.checked_sub(1).ok_or(Error::ZeroThreads)?;
-        // `Slots::Spawned`: every worker slot is taken here, so `run_worker`
-        // cannot be called on a pool's team.
-        let waiter = Waiter::new(self.wait_policy, self.threads);
-        let mut team = Team::build(self.threads, Slots::Spawned, waiter)?;
-        team.set_busy_wait(self.busy_wait);
-        let team = Arc::new(team);
+        let mut pool = self.assemble()?;
         #[cfg(feature = "numa")]
         let placement = match &self.pin {
             Some((topology, pin)) => Some(crate::numa::Placement::new(
@@ -331,21 +366,7 @@ impl Builder {
             )?),
             None => None,
         };
-        let mut nest = Nest::new(self.threads, waiter);
-        nest.set_busy_wait(self.busy_wait);
-        nest.set_panic_handler(self.panic_handler.clone());
-        nest.hand_over_always = !self.caller_runs;
-        let mut pool = ThreadPool {
-            team,
-            workers: Vec::with_capacity(workers),
-            server: None,
-            hand_over: !self.caller_runs,
-            partials: Partials::new(self.threads),
-            nest: Arc::new(nest),
-            #[cfg(feature = "numa")]
-            caller_pin: None,
-        };
-        for index in 1..=workers {
+        for index in 1..self.threads {
             #[cfg(feature = "numa")]
             let setup = placement
                 .as_ref()
@@ -370,16 +391,7 @@ impl Builder {
             pool.workers
                 .push(self.spawn_worker(&pool.team, index, setup)?);
         }
-        // The serving thread is thread 0 only where callers hand over.
-        let (name, on_start, on_exit) = if self.caller_runs {
-            (thread_name(&self.name, 0), None, None)
-        } else {
-            (
-                self.worker_name(0),
-                self.on_start.clone(),
-                self.on_exit.clone(),
-            )
-        };
+        let (name, on_start, on_exit) = self.serving_thread();
         pool.server = Some(super::serve::start(
             name,
             self.stack_size,
@@ -393,46 +405,6 @@ impl Builder {
             pool.caller_pin = placement.pin_caller()?;
         }
         Ok(pool)
-    }
-
-    /// The name of thread `index`: from [`Builder::thread_names`] (which
-    /// starts at index 1, or at 0 where callers hand over), else from the
-    /// pool's name.
-    fn worker_name(&self, index: usize) -> String {
-        let first = usize::from(self.caller_runs);
-        match index
-            .checked_sub(first)
-            .and_then(|at| self.thread_names.get(at))
-        {
-            Some(name) => name.clone(),
-            None => thread_name(&self.name, index),
-        }
-    }
-
-    fn spawn_worker(
-        &self,
-        team: &Arc<Team>,
-        index: usize,
-        setup: Option<WorkerSetup>,
-    ) -> Result<JoinHandle<()>, Error> {
-        #[cfg(test)]
-        if self.fail_spawn_at == Some(index) {
-            let source = std::io::Error::new(std::io::ErrorKind::WouldBlock, "refused by the test");
-            return Err(Error::Spawn { index, source });
-        }
-        let name = self.worker_name(index);
-        // SAFETY: this is the only thread ever given `index` for this team
-        // (`build` runs each index once and `run_worker` has no free slot).
-        unsafe {
-            spawn_worker_thread(
-                name,
-                self.stack_size,
-                team,
-                index,
-                setup,
-                self.on_exit.clone(),
-            )
-        }
     }
 }
 

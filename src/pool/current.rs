@@ -120,6 +120,29 @@ pub(crate) fn set_global(pool: ThreadPool) -> bool {
     set_here
 }
 
+impl ThreadPool {
+    /// Makes this pool the global one ([`global`]), which calls from
+    /// outside every pool use: for a pool [`Builder::build`] cannot make
+    /// with [`Builder::build_global`] (one built with
+    /// [`Builder::build_with`]).
+    ///
+    /// # Errors
+    /// [`Error::GlobalPoolAlreadyInitialized`] if the global pool exists
+    /// already (this pool is dropped then).
+    ///
+    /// [`Builder::build`]: crate::pool::Builder::build
+    /// [`Builder::build_global`]: crate::pool::Builder::build_global
+    /// [`Builder::build_with`]: crate::pool::Builder::build_with
+    /// [`Error::GlobalPoolAlreadyInitialized`]: crate::error::Error::GlobalPoolAlreadyInitialized
+    pub fn set_as_global(self) -> Result<(), crate::error::Error> {
+        if set_global(self) {
+            Ok(())
+        } else {
+            Err(crate::error::Error::GlobalPoolAlreadyInitialized)
+        }
+    }
+}
+
 /// Whether the global pool has been spawned or set.
 pub(crate) fn global_is_set() -> bool {
     GLOBAL.get().is_some()

@@ -11,7 +11,7 @@
 use super::current::{installed_is_none_or, with_current_pool, with_installed_here};
 use super::ThreadPool;
 use crate::nest::join::{join_on, FnContext};
-use crate::nest::region::{enter, Entry};
+use crate::nest::region::{enter, enter_here, Entry};
 use crate::nest::scope::{scope_on, Scope};
 use crate::nest::worker::Worker;
 use crate::nest::yielding::{yield_local_on, yield_on, Yield};
@@ -154,21 +154,32 @@ where
 }
 
 /// rayon's `in_place_scope`: a [`scope`] whose `op` runs on the calling
-/// thread. Every tine scope does (the caller is thread 0 of its region),
-/// so this is [`scope`]; unlike rayon's, it asks `op` and its result to be
-/// `Send`, as [`scope`] does.
+/// thread, so it need not be `Send`. Every tine scope's `op` does, except
+/// where the pool's callers hand over
+/// ([`Builder::caller_runs`](crate::pool::Builder::caller_runs)) or the
+/// team is busy: this one runs it here even then, waiting for the team a
+/// bounded time (the pool's busy wait), else alone.
 ///
 /// ```
 /// let mut total = 0u64;
+/// let not_send = std::rc::Rc::new(10u64);
 /// tine::in_place_scope(|s| s.spawn(|_| total = (1..=10).sum()));
+/// tine::in_place_scope(|_| assert_eq!(*not_send, 10));
 /// assert_eq!(total, 55);
 /// ```
 pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
 where
-    OP: FnOnce(&Scope<'scope>) -> R + Send,
-    R: Send,
+    OP: FnOnce(&Scope<'scope>) -> R,
 {
-    scope(op)
+    Worker::with_current(|worker| match worker {
+        Some(worker) => scope_on(worker, op),
+        None => with_installed_here(|here| match here {
+            Some(pool) => enter_here(pool.team(), pool.nest(), |worker| scope_on(worker, op)),
+            None => with_current_pool(|pool| {
+                enter_here(pool.team(), pool.nest(), |worker| scope_on(worker, op))
+            }),
+        }),
+    })
 }
 
 /// Whether this thread works for a pool outside any region: inside an
@@ -199,6 +210,21 @@ pub fn yield_now() -> Option<Yield> {
         Some(worker) => Some(yield_on(worker)),
         None => in_a_pool().then_some(Yield::Idle),
     })
+}
+
+/// Whether this thread has pending jobs of its own (spawned tasks, or
+/// `join` closures not yet taken by another thread), as rayon's
+/// `current_thread_has_pending_tasks`: `None` outside every region.
+///
+/// ```
+/// assert_eq!(tine::current_thread_has_pending_tasks(), None);
+/// tine::scope(|s| {
+///     assert!(tine::current_thread_has_pending_tasks().is_some());
+///     s.spawn(|_| {});
+/// });
+/// ```
+pub fn current_thread_has_pending_tasks() -> Option<bool> {
+    Worker::with_current(|worker| worker.map(Worker::has_pending))
 }
 
 /// As [`yield_now`], but runs only this thread's own pending jobs.
@@ -276,15 +302,13 @@ impl ThreadPool {
         self.install(|| scope(op))
     }
 
-    /// rayon's `ThreadPool::in_place_scope`: [`ThreadPool::scope`], whose
-    /// `op` always runs on the calling thread (see
-    /// [`in_place_scope`]).
+    /// rayon's `ThreadPool::in_place_scope`: [`in_place_scope`] on this
+    /// pool; `op` runs on the calling thread.
     pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
     where
-        OP: FnOnce(&Scope<'scope>) -> R + Send,
-        R: Send,
+        OP: FnOnce(&Scope<'scope>) -> R,
     {
-        self.scope(op)
+        self.install(|| in_place_scope(op))
     }
 }
 

@@ -19,10 +19,15 @@ pub(crate) mod current;
 pub(crate) mod entry;
 pub(crate) mod serve;
 
-pub use broadcast::{broadcast, current_thread_index, max_num_threads, BroadcastContext};
-pub use builder::Builder;
+pub use broadcast::{
+    broadcast, current_thread_index, fork_thread_index, max_num_threads, BroadcastContext,
+};
+pub use builder::{Builder, ThreadStart};
 pub use current::{current_num_threads, global};
-pub use entry::{in_place_scope, join, join_context, scope, yield_local, yield_now};
+pub use entry::{
+    current_thread_has_pending_tasks, in_place_scope, join, join_context, scope, yield_local,
+    yield_now,
+};
 pub use serve::{spawn, spawn_fifo};
 
 use crate::error::Error;

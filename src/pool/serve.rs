@@ -74,6 +74,26 @@ pub(crate) fn start(
     Ok(server)
 }
 
+/// The serving thread's whole life, for a thread someone else starts
+/// (`Builder::build_with`): handlers around [`serve`].
+pub(crate) fn run(
+    team: &Arc<Team>,
+    nest: &Arc<Nest>,
+    on_start: Option<WorkerHandler>,
+    on_exit: Option<WorkerHandler>,
+) -> std::boxed::Box<dyn FnOnce() + Send> {
+    let (team, nest) = (Arc::clone(team), Arc::clone(nest));
+    std::boxed::Box::new(move || {
+        if let Some(on_start) = on_start {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| on_start(0)));
+        }
+        serve(&team, &nest);
+        if let Some(on_exit) = on_exit {
+            on_exit(0);
+        }
+    })
+}
+
 /// The serving thread's loop: wait for queued work, run it in a region,
 /// until the pool stops with nothing queued.
 fn serve(team: &Team, nest: &Nest) {
@@ -105,6 +125,14 @@ fn serve(team: &Team, nest: &Nest) {
 /// the pool's spin budget.
 fn drain(nest: &Nest, worker: &Worker) {
     let injector = &nest.injector;
+    if !nest.server_runs_jobs {
+        // Only holds the team while work is queued: the region's other
+        // threads take it (`Builder::serving_thread_runs_jobs`).
+        while !injector.is_empty() || nest.waiter().spin(|| !injector.is_empty()) {
+            std::thread::yield_now();
+        }
+        return;
+    }
     loop {
         while let Some(job) = injector.pop() {
             // SAFETY: popped by this thread.

@@ -1,0 +1,552 @@
+//! [`ThreadPoolBuilder`], [`ThreadBuilder`] and [`ThreadPoolBuildError`]:
+//! rayon's builder on tine's [`tine::Builder`], whose pools it builds in
+//! rayon's model (`caller_runs(false)`), and the deprecated
+//! [`Configuration`].
+
+use crate::ThreadPool;
+use core::cell::Cell;
+use core::fmt;
+use std::error::Error;
+use std::io;
+
+type PanicHandler = dyn Fn(Box<dyn std::any::Any + Send>) + Send + Sync;
+type ThreadHandler = dyn Fn(usize) + Send + Sync;
+
+std::thread_local! {
+    /// Whether this thread built a pool with `use_current_thread` that is
+    /// still alive: it is then that pool's thread 0.
+    static POOL_THREAD: Cell<bool> = const { Cell::new(false) };
+}
+
+/// This thread's index where it is thread 0 of a pool it built with
+/// [`ThreadPoolBuilder::use_current_thread`].
+pub(crate) fn use_current_thread_index() -> Option<usize> {
+    POOL_THREAD.with(Cell::get).then_some(0)
+}
+
+/// Clears the mark of [`use_current_thread_index`] when the pool drops.
+pub(crate) struct PoolThreadMark(std::thread::ThreadId);
+
+impl Drop for PoolThreadMark {
+    fn drop(&mut self) {
+        if std::thread::current().id() == self.0 {
+            POOL_THREAD.with(|mark| mark.set(false));
+        }
+    }
+}
+
+mod spawn {
+    /// How a builder starts its threads (sealed, as rayon's).
+    pub trait ThreadSpawn {
+        /// Builds `builder`'s pool with this way of starting threads.
+        fn build(self, builder: tine::Builder) -> Result<tine::ThreadPool, tine::Error>;
+
+        /// Builds it as the global pool.
+        fn build_global(self, builder: tine::Builder) -> Result<(), tine::Error>;
+    }
+
+    /// The threads are started by the pool.
+    #[derive(Debug, Default)]
+    pub struct DefaultSpawn;
+
+    /// The threads are started by a spawn handler.
+    pub struct CustomSpawn<F>(pub(super) F);
+
+    impl ThreadSpawn for DefaultSpawn {
+        fn build(self, builder: tine::Builder) -> Result<tine::ThreadPool, tine::Error> {
+            builder.build()
+        }
+
+        fn build_global(self, builder: tine::Builder) -> Result<(), tine::Error> {
+            builder.build_global()
+        }
+    }
+
+    impl<F> ThreadSpawn for CustomSpawn<F>
+    where
+        F: FnMut(crate::ThreadBuilder) -> std::io::Result<()>,
+    {
+        fn build(mut self, builder: tine::Builder) -> Result<tine::ThreadPool, tine::Error> {
+            builder.build_with(|start| (self.0)(crate::ThreadBuilder { start }))
+        }
+
+        fn build_global(self, builder: tine::Builder) -> Result<(), tine::Error> {
+            self.build(builder)?.set_as_global()
+        }
+    }
+}
+
+use spawn::{CustomSpawn, DefaultSpawn, ThreadSpawn};
+
+/// Configures and builds a [`ThreadPool`], or the global pool.
+///
+/// ```
+/// let pool = rayon_core::ThreadPoolBuilder::new()
+///     .num_threads(2)
+///     .thread_name(|i| format!("solver-{i}"))
+///     .build()
+///     .unwrap();
+/// let name = pool.install(|| std::thread::current().name().map(str::to_owned));
+/// assert!(name.unwrap().starts_with("solver-"));
+/// ```
+pub struct ThreadPoolBuilder<S = DefaultSpawn> {
+    num_threads: usize,
+    use_current_thread: bool,
+    panic_handler: Option<Box<PanicHandler>>,
+    thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+    stack_size: Option<usize>,
+    start_handler: Option<Box<ThreadHandler>>,
+    exit_handler: Option<Box<ThreadHandler>>,
+    spawn_handler: S,
+    breadth_first: bool,
+}
+
+impl Default for ThreadPoolBuilder {
+    fn default() -> Self {
+        ThreadPoolBuilder {
+            num_threads: 0,
+            use_current_thread: false,
+            panic_handler: None,
+            thread_name: None,
+            stack_size: None,
+            start_handler: None,
+            exit_handler: None,
+            spawn_handler: DefaultSpawn,
+            breadth_first: false,
+        }
+    }
+}
+
+impl<S> fmt::Debug for ThreadPoolBuilder<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPoolBuilder")
+            .field("num_threads", &self.num_threads)
+            .field("use_current_thread", &self.use_current_thread)
+            .field("stack_size", &self.stack_size)
+            .field("breadth_first", &self.breadth_first)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ThreadPoolBuilder {
+    /// A builder with every setting at its default.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Builds a pool whose threads `wrapper` runs (each gets a
+    /// [`ThreadBuilder`] to `run`) on scoped threads, calls `with_pool`
+    /// with it, and returns once the pool is dropped and its threads have
+    /// ended.
+    ///
+    /// ```
+    /// let sum = rayon_core::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .build_scoped(|thread| thread.run(), |pool| pool.install(|| 1 + 1))
+    ///     .unwrap();
+    /// assert_eq!(sum, 2);
+    /// ```
+    ///
+    /// # Errors
+    /// As [`ThreadPoolBuilder::build`].
+    pub fn build_scoped<W, F, R>(self, wrapper: W, with_pool: F) -> Result<R, ThreadPoolBuildError>
+    where
+        W: Fn(ThreadBuilder) + Sync,
+        F: FnOnce(&ThreadPool) -> R,
+    {
+        std::thread::scope(|scope| {
+            let wrapper = &wrapper;
+            let pool = self
+                .spawn_handler(|thread| {
+                    let mut builder = std::thread::Builder::new();
+                    if let Some(name) = thread.name() {
+                        builder = builder.name(name.to_owned());
+                    }
+                    if let Some(size) = thread.stack_size() {
+                        builder = builder.stack_size(size);
+                    }
+                    builder.spawn_scoped(scope, move || wrapper(thread))?;
+                    Ok(())
+                })
+                .build()?;
+            Ok(with_pool(&pool))
+        })
+    }
+}
+
+impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
+    /// Builds the pool.
+    ///
+    /// # Errors
+    /// If the OS (or the spawn handler) fails to start a thread, or
+    /// `use_current_thread` is asked on a thread that is already a pool's.
+    pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
+        let marks_thread = self.use_current_thread;
+        if marks_thread && (POOL_THREAD.with(Cell::get) || tine::fork_thread_index().is_some()) {
+            return Err(ThreadPoolBuildError::CurrentThreadAlreadyInPool);
+        }
+        let (builder, spawn) = self.into_tine();
+        let pool = spawn
+            .build(builder)
+            .map_err(ThreadPoolBuildError::from_tine)?;
+        let mark = marks_thread.then(|| {
+            POOL_THREAD.with(|mark| mark.set(true));
+            PoolThreadMark(std::thread::current().id())
+        });
+        Ok(ThreadPool::from_tine(pool, mark))
+    }
+
+    /// Builds the pool and makes it the global one, which calls from
+    /// outside every pool use.
+    ///
+    /// # Errors
+    /// "The global thread pool has already been initialized." if it was
+    /// (built, or made by a call), else as [`ThreadPoolBuilder::build`].
+    pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
+        let (builder, spawn) = self.into_tine();
+        spawn
+            .build_global(builder)
+            .map_err(ThreadPoolBuildError::from_tine)
+    }
+
+    /// tine's builder with these settings, and the way to start threads.
+    fn into_tine(mut self) -> (tine::Builder, S) {
+        let threads = match self.num_threads {
+            0 => default_threads(),
+            n => n,
+        }
+        .min(crate::max_num_threads());
+        let mut builder = tine::ThreadPool::builder()
+            .threads(threads)
+            .name("rayon")
+            .caller_runs(self.use_current_thread)
+            // Thread 0 is the building thread: the pool's jobs run on the
+            // others.
+            .serving_thread_runs_jobs(!self.use_current_thread);
+        if let Some(name) = &mut self.thread_name {
+            // Thread 0 is the pool's serving thread in rayon's model, and
+            // the building thread with `use_current_thread`.
+            let first = usize::from(self.use_current_thread);
+            builder = builder.thread_names((first..threads).map(&mut **name).collect());
+        }
+        if let Some(bytes) = self.stack_size {
+            builder = builder.stack_size(bytes);
+        }
+        if let Some(handler) = self.start_handler {
+            builder = builder.on_start(handler);
+        }
+        if let Some(handler) = self.exit_handler {
+            builder = builder.on_exit(handler);
+        }
+        if let Some(handler) = self.panic_handler {
+            builder = builder.panic_handler(handler);
+        }
+        (builder, self.spawn_handler)
+    }
+}
+
+/// `RAYON_NUM_THREADS` if positive, else `RAYON_RS_NUM_CPUS` (deprecated)
+/// if it is unset and that is positive, else one thread per CPU.
+fn default_threads() -> usize {
+    let var = |name| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+    };
+    let cpus = || std::thread::available_parallelism().map_or(1, |n| n.get());
+    match var("RAYON_NUM_THREADS") {
+        Some(n) if n > 0 => n,
+        Some(_) => cpus(),
+        None => var("RAYON_RS_NUM_CPUS")
+            .filter(|&n| n > 0)
+            .unwrap_or_else(cpus),
+    }
+}
+
+impl<S> ThreadPoolBuilder<S> {
+    /// Starts the pool's threads with `spawn`, which must call
+    /// [`ThreadBuilder::run`] on a new thread.
+    ///
+    /// ```
+    /// let pool = rayon_core::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .spawn_handler(|thread| {
+    ///         std::thread::spawn(|| thread.run());
+    ///         Ok(())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.install(|| 6 * 7), 42);
+    /// ```
+    pub fn spawn_handler<F>(self, spawn: F) -> ThreadPoolBuilder<CustomSpawn<F>>
+    where
+        F: FnMut(ThreadBuilder) -> io::Result<()>,
+    {
+        ThreadPoolBuilder {
+            num_threads: self.num_threads,
+            use_current_thread: self.use_current_thread,
+            panic_handler: self.panic_handler,
+            thread_name: self.thread_name,
+            stack_size: self.stack_size,
+            start_handler: self.start_handler,
+            exit_handler: self.exit_handler,
+            spawn_handler: CustomSpawn(spawn),
+            breadth_first: self.breadth_first,
+        }
+    }
+
+    /// The number of threads; 0 (the default) asks `RAYON_NUM_THREADS`,
+    /// else one per CPU.
+    pub fn num_threads(mut self, num_threads: usize) -> Self {
+        self.num_threads = num_threads;
+        self
+    }
+
+    /// Makes the building thread the pool's thread 0: its calls into the
+    /// pool run on it, as tine's callers do.
+    pub fn use_current_thread(mut self) -> Self {
+        self.use_current_thread = true;
+        self
+    }
+
+    /// Names thread `index` `closure(index)`.
+    pub fn thread_name<F>(mut self, closure: F) -> Self
+    where
+        F: FnMut(usize) -> String + 'static,
+    {
+        self.thread_name = Some(Box::new(closure));
+        self
+    }
+
+    /// The threads' stack size in bytes.
+    pub fn stack_size(mut self, stack_size: usize) -> Self {
+        self.stack_size = Some(stack_size);
+        self
+    }
+
+    /// Accepted and without effect, as in rayon since 1.6 (deprecated
+    /// there): tine's `join` and scopes already run a thread's own newest
+    /// work first and hand the oldest to idle threads.
+    #[deprecated(note = "use a FIFO scope or spawn_fifo for breadth-first order")]
+    pub fn breadth_first(mut self) -> Self {
+        self.breadth_first = true;
+        self
+    }
+
+    /// A panic in a spawned job calls `panic_handler` with the payload;
+    /// without one, the process aborts.
+    pub fn panic_handler<H>(mut self, panic_handler: H) -> Self
+    where
+        H: Fn(Box<dyn std::any::Any + Send>) + Send + Sync + 'static,
+    {
+        self.panic_handler = Some(Box::new(panic_handler));
+        self
+    }
+
+    /// Each thread calls `start_handler` with its index as it starts.
+    pub fn start_handler<H>(mut self, start_handler: H) -> Self
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.start_handler = Some(Box::new(start_handler));
+        self
+    }
+
+    /// Each thread calls `exit_handler` with its index as it exits.
+    pub fn exit_handler<H>(mut self, exit_handler: H) -> Self
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.exit_handler = Some(Box::new(exit_handler));
+        self
+    }
+}
+
+/// A thread a spawn handler starts: run [`ThreadBuilder::run`] on it.
+pub struct ThreadBuilder {
+    start: tine::ThreadStart,
+}
+
+impl fmt::Debug for ThreadBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadBuilder")
+            .field("index", &self.start.index())
+            .field("name", &self.start.name())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ThreadBuilder {
+    /// The thread's index in the pool.
+    pub fn index(&self) -> usize {
+        self.start.index()
+    }
+
+    /// The thread's name, from the builder's `thread_name` (tine names
+    /// every pool thread).
+    pub fn name(&self) -> Option<&str> {
+        Some(self.start.name())
+    }
+
+    /// The stack size asked for, if any.
+    pub fn stack_size(&self) -> Option<usize> {
+        self.start.stack_size()
+    }
+
+    /// Runs the thread's part in the pool until the pool is dropped.
+    pub fn run(self) {
+        self.start.run();
+    }
+}
+
+/// Why a pool could not be built.
+#[derive(Debug)]
+pub enum ThreadPoolBuildError {
+    /// The global pool exists already.
+    #[doc(hidden)]
+    GlobalPoolAlreadyInitialized,
+    /// `use_current_thread` on a thread that is already a pool's.
+    #[doc(hidden)]
+    CurrentThreadAlreadyInPool,
+    /// Starting a thread failed.
+    #[doc(hidden)]
+    IOError(io::Error),
+}
+
+impl ThreadPoolBuildError {
+    fn from_tine(error: tine::Error) -> Self {
+        match error {
+            tine::Error::GlobalPoolAlreadyInitialized => Self::GlobalPoolAlreadyInitialized,
+            tine::Error::Spawn { source, .. } => Self::IOError(source),
+            other => Self::IOError(io::Error::other(other.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for ThreadPoolBuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::GlobalPoolAlreadyInitialized => {
+                f.write_str("The global thread pool has already been initialized.")
+            }
+            Self::CurrentThreadAlreadyInPool => {
+                f.write_str("The current thread is already part of another thread pool.")
+            }
+            Self::IOError(error) => error.fmt(f),
+        }
+    }
+}
+
+impl Error for ThreadPoolBuildError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match self {
+            Self::IOError(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// rayon's deprecated configuration: a [`ThreadPoolBuilder`].
+#[deprecated(note = "use `ThreadPoolBuilder`")]
+#[derive(Default)]
+pub struct Configuration {
+    builder: ThreadPoolBuilder,
+}
+
+#[allow(deprecated)]
+impl fmt::Debug for Configuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.builder.fmt(f)
+    }
+}
+
+#[allow(deprecated)]
+impl Configuration {
+    /// A configuration with every setting at its default.
+    pub fn new() -> Configuration {
+        Configuration::default()
+    }
+
+    /// Builds a pool from it.
+    ///
+    /// # Errors
+    /// As [`ThreadPoolBuilder::build`].
+    pub fn build(self) -> Result<ThreadPool, Box<dyn Error + 'static>> {
+        self.builder.build().map_err(Box::from)
+    }
+
+    pub(crate) fn into_builder(self) -> ThreadPoolBuilder {
+        self.builder
+    }
+
+    /// [`ThreadPoolBuilder::num_threads`].
+    pub fn num_threads(self, num_threads: usize) -> Configuration {
+        Configuration {
+            builder: self.builder.num_threads(num_threads),
+        }
+    }
+
+    /// [`ThreadPoolBuilder::thread_name`].
+    pub fn thread_name<F>(self, closure: F) -> Self
+    where
+        F: FnMut(usize) -> String + 'static,
+    {
+        Configuration {
+            builder: self.builder.thread_name(closure),
+        }
+    }
+
+    /// [`ThreadPoolBuilder::stack_size`].
+    pub fn stack_size(self, stack_size: usize) -> Self {
+        Configuration {
+            builder: self.builder.stack_size(stack_size),
+        }
+    }
+
+    /// [`ThreadPoolBuilder::breadth_first`].
+    pub fn breadth_first(self) -> Self {
+        Configuration {
+            builder: self.builder.breadth_first(),
+        }
+    }
+
+    /// [`ThreadPoolBuilder::panic_handler`].
+    pub fn panic_handler<H>(self, panic_handler: H) -> Configuration
+    where
+        H: Fn(Box<dyn std::any::Any + Send>) + Send + Sync + 'static,
+    {
+        Configuration {
+            builder: self.builder.panic_handler(panic_handler),
+        }
+    }
+
+    /// [`ThreadPoolBuilder::start_handler`].
+    pub fn start_handler<H>(self, start_handler: H) -> Configuration
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        Configuration {
+            builder: self.builder.start_handler(start_handler),
+        }
+    }
+
+    /// [`ThreadPoolBuilder::exit_handler`].
+    pub fn exit_handler<H>(self, exit_handler: H) -> Configuration
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        Configuration {
+            builder: self.builder.exit_handler(exit_handler),
+        }
+    }
+}
+
+/// rayon's deprecated `initialize`: builds the global pool from `config`.
+///
+/// # Errors
+/// As [`ThreadPoolBuilder::build_global`].
+#[deprecated(note = "use `ThreadPoolBuilder::build_global`")]
+#[allow(deprecated)]
+pub fn initialize(config: Configuration) -> Result<(), Box<dyn Error + 'static>> {
+    config.builder.build_global().map_err(Box::from)
+}
