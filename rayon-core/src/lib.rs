@@ -18,20 +18,26 @@
 //!
 //! - `lib.rs`: the free functions.
 //! - `pool.rs`: [`ThreadPool`].
-//! - `builder.rs`: [`ThreadPoolBuilder`], [`ThreadBuilder`],
-//!   [`ThreadPoolBuildError`] and the deprecated [`Configuration`].
+//! - `builder.rs`: [`ThreadPoolBuilder`]; `thread.rs`: [`ThreadBuilder`];
+//!   `error.rs`: [`ThreadPoolBuildError`]; `config.rs`: the deprecated
+//!   [`Configuration`] and [`initialize`].
 //! - `scope.rs`: [`ScopeFifo`] and the fifo scopes.
 #![warn(missing_docs)]
 
 mod builder;
+mod config;
+mod error;
 mod pool;
 mod scope;
+mod thread;
 
+pub use builder::ThreadPoolBuilder;
 #[allow(deprecated)]
-pub use builder::{initialize, Configuration};
-pub use builder::{ThreadBuilder, ThreadPoolBuildError, ThreadPoolBuilder};
+pub use config::{initialize, Configuration};
+pub use error::ThreadPoolBuildError;
 pub use pool::ThreadPool;
 pub use scope::{in_place_scope_fifo, scope_fifo, ScopeFifo};
+pub use thread::ThreadBuilder;
 pub use tine::{BroadcastContext, FnContext, Scope, Yield};
 
 use std::sync::Once;

@@ -95,6 +95,8 @@ pub(crate) struct Injector {
     queued: AtomicUsize,
     /// Spawned jobs not yet finished.
     spawned: AtomicUsize,
+    /// The serving thread has started (its handler has run).
+    started: AtomicBool,
     /// The pool's serving thread parks here.
     pub(crate) serve_bell: Doorbell,
 }
@@ -108,6 +110,7 @@ impl Injector {
             }),
             queued: AtomicUsize::new(0),
             spawned: AtomicUsize::new(0),
+            started: AtomicBool::new(false),
             serve_bell: Doorbell::new(),
         }
     }
@@ -116,6 +119,19 @@ impl Injector {
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.queued.load(Ordering::Relaxed) == 0
+    }
+
+    /// The serving thread says it has started.
+    pub(crate) fn mark_started(&self) {
+        // Release: pairs with the Acquire load in `has_started`, so the
+        // thread's start happens before the pool is returned.
+        self.started.store(true, Ordering::Release);
+    }
+
+    /// Whether the serving thread has started.
+    pub(crate) fn has_started(&self) -> bool {
+        // Acquire: pairs with the Release store in `mark_started`.
+        self.started.load(Ordering::Acquire)
     }
 
     /// Whether spawned jobs are still queued or running.

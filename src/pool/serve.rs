@@ -46,30 +46,30 @@ pub(crate) fn start(
     if let Some(bytes) = stack_size {
         builder = builder.stack_size(bytes);
     }
+    let shared = Arc::clone(nest);
     let (team, nest) = (Arc::clone(team), Arc::clone(nest));
-    // The thread's start (its own allocations included) is over when the
-    // pool is returned: nothing of it lands in a caller's first calls.
-    let (started, wait_started) = std::sync::mpsc::sync_channel::<()>(1);
     let server = builder
         .spawn(move || {
             if let Some(on_start) = on_start {
                 on_start(0);
             }
-            // The receiver waits for this message.
-            let _ = started.send(());
-            drop(started);
+            nest.injector.mark_started();
             serve(&team, &nest);
             if let Some(on_exit) = on_exit {
                 on_exit(0);
             }
         })
         .map_err(|source| Error::Spawn { index: 0, source })?;
-    // An error means the thread ended before it sent: only a panicking
-    // `on_start` does that, and `join` reports it below.
-    if wait_started.recv().is_err() {
-        let _ = server.join();
-        let source = std::io::Error::other("the serving thread's start handler panicked");
-        return Err(Error::Spawn { index: 0, source });
+    // The thread's start (its own allocations included) is over when the
+    // pool is returned: nothing of it lands in a caller's first calls.
+    while !shared.injector.has_started() {
+        if server.is_finished() {
+            // Only a panicking `on_start` ends it before it starts.
+            let _ = server.join();
+            let source = std::io::Error::other("the serving thread's start handler panicked");
+            return Err(Error::Spawn { index: 0, source });
+        }
+        std::thread::yield_now();
     }
     Ok(server)
 }
