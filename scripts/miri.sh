@@ -59,6 +59,11 @@ all)
     # par_drain: a vector's buffer lent by position and its tail moved
     # back, under early stop, panics and leaks (about 80 s).
     miri stacked check --test drain
+    # The injector: a call handed over to a busy pool (its stack job, the
+    # queue's links, the done flag) and spawned jobs (boxed, counted, freed
+    # by their runner), with a panic crossing back to the caller.
+    miri stacked check --test many_callers -- a_call_made_during a_panic_in_a_handed_over_call
+    miri stacked check --test spawn -- every_job_runs jobs_spawned_by_jobs a_panic_goes_to_the_handler
     ;;
 *)
     miri stacked ignore --test "$suites"

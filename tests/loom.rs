@@ -349,3 +349,10 @@ fn two_thieves_never_run_one_job_twice() {
 fn the_doorbell_never_loses_a_ring() {
     loom::model(tine::nest_model::doorbell_wakes_the_idle_thread);
 }
+
+/// A call handed to a pool's injector runs exactly once, on the pool or on
+/// its caller after a take-back, and its result reaches the caller.
+#[test]
+fn a_handed_over_call_runs_once_and_returns_its_result() {
+    loom::model(tine::nest_model::hand_over_or_take_back);
+}

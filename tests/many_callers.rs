@@ -187,3 +187,41 @@ fn a_panic_in_a_handed_over_call_resumes_on_its_caller() {
         assert_eq!(pool.install(|| fib(12)), 144);
     });
 }
+
+/// In rayon's model (`caller_runs(false)`), a join's second closure is
+/// offered at once, whichever of the region's threads took the call: `a`
+/// may wait for `b` to run elsewhere, as rayon code does. Each round waits
+/// for the serving thread's region to end first, so that every call starts
+/// a fresh region.
+#[test]
+fn a_handed_over_join_runs_its_sides_on_two_threads() {
+    within(LIMIT, || {
+        let pool = ThreadPool::builder()
+            .threads(2)
+            .caller_runs(false)
+            .build()
+            .expect("a pool");
+        for round in 0..10 {
+            if round % 2 == 0 {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let b_ran = AtomicBool::new(false);
+            let (waited, ()) = pool.join(
+                || {
+                    let start = std::time::Instant::now();
+                    // Acquire: pairs with the Release store in `b`.
+                    while !b_ran.load(Ordering::Acquire) {
+                        if start.elapsed() > Duration::from_secs(10) {
+                            return false;
+                        }
+                        std::thread::yield_now();
+                    }
+                    true
+                },
+                // Release: pairs with the Acquire load in `a`.
+                || b_ran.store(true, Ordering::Release),
+            );
+            assert!(waited, "round {round}: b never ran while a waited for it");
+        }
+    });
+}

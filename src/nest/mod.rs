@@ -282,7 +282,7 @@ impl Nest {
 
     /// Whether some slot holds a job, or the injector does (a hint:
     /// Relaxed loads).
-    fn has_work(&self) -> bool {
+    pub(crate) fn has_work(&self) -> bool {
         !self.injector.is_empty() || self.slots.iter().any(|slot| !slot.is_empty())
     }
 

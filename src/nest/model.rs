@@ -1,5 +1,6 @@
-//! Loom models of the promotion/claim/take-back/latch handshake and of the
-//! doorbell (run from `tests/loom.rs`; loom only, hidden from the docs).
+//! Loom models of the promotion/claim/take-back/latch handshake, of the
+//! doorbell, and of the injector's hand-over (run from `tests/loom.rs`;
+//! loom only, hidden from the docs).
 //!
 //! Each model runs the real [`Slot`], [`StackJob`] and [`Doorbell`] code.
 //! The job's closure reads a value the owner wrote before promoting it, and
@@ -8,9 +9,11 @@
 //! not ordered by the handshake, if a job runs twice or never, or if a
 //! parked thread is never woken.
 
+use super::inject::{self, CallJob};
 use super::job::{run, Header, StackJob};
-use super::Slot;
-use crate::sync::{AtomicBool, Ordering, UnsafeCell};
+use super::worker::Worker;
+use super::{Nest, Slot};
+use crate::sync::{AtomicBool, AtomicUsize, Ordering, UnsafeCell};
 use crate::wait::{Doorbell, WaitPolicy, Waiter};
 use loom::sync::Arc;
 use loom::thread;
@@ -116,4 +119,66 @@ pub fn doorbell_wakes_the_idle_thread() {
     done.store(true, Ordering::Release);
     bell.ring();
     idle.join().unwrap();
+}
+
+/// The caller's value, read by the job wherever it runs.
+struct Input(UnsafeCell<u32>);
+
+// SAFETY: written once before the job is queued and read by the job after
+// the queue's handshake; loom checks that the two are ordered.
+unsafe impl Sync for Input {}
+
+/// A caller hands a job over to a pool's injector while a runner of the
+/// pool pops it: the job runs exactly once, on the runner, or on the caller
+/// after it took the job back (its bound passed), and the caller sees the
+/// result either way. The closure reads a value the caller wrote before the
+/// push; loom fails the model if a read is not ordered by the queue's lock
+/// or the job's `done` flag.
+pub fn hand_over_or_take_back() {
+    let waiter = Waiter::new(WaitPolicy::AlwaysPark, 1);
+    let nest = Arc::new(Nest::new(1, waiter));
+    let other = Arc::clone(&nest);
+    let runner = thread::spawn(move || {
+        let worker = Worker::new(&other, 0, false);
+        match other.injector.pop() {
+            Some(job) => {
+                // SAFETY: popped by this thread; the caller keeps the job
+                // alive until it sees `done`.
+                unsafe { inject::run(job, &worker) };
+                true
+            }
+            None => false,
+        }
+    });
+    let input = Input(UnsafeCell::new(0u32));
+    let runs = AtomicUsize::new(0);
+    // SAFETY: nothing is queued yet: ours alone.
+    input.0.with_mut(|value| unsafe { *value = 5 });
+    let input = &input;
+    let job = CallJob::new(|_: &Worker| {
+        runs.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the queue's lock orders the write above before this read.
+        input.0.with(|value| unsafe { *value }) + 1
+    });
+    // SAFETY: alive in this frame until it is done or taken back.
+    unsafe { nest.injector.push(job.header(), false) };
+    nest.ring_injected();
+    // SAFETY: pushed by this thread above, alive.
+    let result = if unsafe { nest.injector.take_back(job.header()) } {
+        let worker = Worker::new(&nest, 0, false);
+        // SAFETY: taken back: no runner touches the job.
+        let func = unsafe { job.take_func() };
+        func(&worker)
+    } else {
+        while !job.is_done() {
+            thread::yield_now();
+        }
+        // SAFETY: done; once.
+        unsafe { job.take_result() }.unwrap_or(0)
+    };
+    assert_eq!(result, 6);
+    runner.join().unwrap();
+    assert!(nest.injector.is_empty());
+    // Exactly once: the runner popped it or the caller took it back.
+    assert_eq!(runs.load(Ordering::Relaxed), 1);
 }

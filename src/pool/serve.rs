@@ -121,8 +121,8 @@ fn serve(team: &Team, nest: &Nest) {
     }
 }
 
-/// The serving region's root: runs queued jobs until none has come for
-/// the pool's spin budget.
+/// The serving region's root: runs queued jobs, and helps with the work
+/// they offer, until none has come for the pool's spin budget.
 fn drain(nest: &Nest, worker: &Worker) {
     let injector = &nest.injector;
     if !nest.server_runs_jobs {
@@ -134,11 +134,23 @@ fn drain(nest: &Nest, worker: &Worker) {
         return;
     }
     loop {
-        while let Some(job) = injector.pop() {
+        if let Some(job) = injector.pop() {
             // SAFETY: popped by this thread.
             unsafe { worker.run_injected(job) };
+            continue;
         }
-        if !nest.waiter().spin(|| !injector.is_empty()) {
+        // A call another thread of the region took may have offered work:
+        // help with it, as the region's idle threads do.
+        if let Some(job) = worker.find_work() {
+            // SAFETY: claimed by `find_work`.
+            unsafe { worker.run_anchored(job) };
+            continue;
+        }
+        worker.ask_for_work();
+        if !nest
+            .waiter()
+            .spin(|| !injector.is_empty() || nest.has_work())
+        {
             return;
         }
     }

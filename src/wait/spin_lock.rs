@@ -19,6 +19,11 @@ use crate::sync::{AtomicBool, Ordering, UnsafeCell};
 pub(crate) struct SpinLock<T> {
     locked: AtomicBool,
     value: UnsafeCell<T>,
+    /// Under loom, the lock is loom's mutex: a spin loop under contention
+    /// makes loom explore unbounded spinning (its branch limit), and the
+    /// swap/store pair above is the mutex's own protocol.
+    #[cfg(loom)]
+    model: crate::sync::Mutex<()>,
 }
 
 // SAFETY: the lock gives one thread at a time access to the value, so
@@ -32,6 +37,8 @@ impl<T> SpinLock<T> {
         SpinLock {
             locked: AtomicBool::new(false),
             value: UnsafeCell::new(value),
+            #[cfg(loom)]
+            model: crate::sync::Mutex::new(()),
         }
     }
 
@@ -46,11 +53,13 @@ impl<T> SpinLock<T> {
                 self.0.store(false, Ordering::Release);
             }
         }
+        #[cfg(loom)]
+        let _model = self
+            .model
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         // Acquire: pairs with the Release store of the previous holder.
         while self.locked.swap(true, Ordering::Acquire) {
-            #[cfg(loom)]
-            crate::sync::model_yield();
-            #[cfg(not(loom))]
             std::thread::yield_now();
         }
         let _release = Release(&self.locked);

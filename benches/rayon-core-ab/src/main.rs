@@ -1,0 +1,193 @@
+//! Join-heavy and iterator workloads in the shape of rayon's demos, written
+//! against rayon's API only: built once on rayon-core and once on tine's
+//! rayon-core/ (the `[patch]` line), and run in turns by
+//! `scripts/rayon-core-ab.sh`. Prints one line per workload: its name and
+//! the median of `AB_SAMPLES` timed runs, in microseconds.
+
+use rayon::prelude::*;
+use std::time::Instant;
+
+fn fib(n: u32) -> u64 {
+    if n < 2 {
+        return u64::from(n);
+    }
+    let (a, b) = rayon::join(|| fib(n - 1), || fib(n - 2));
+    a + b
+}
+
+fn fib_serial(n: u32) -> u64 {
+    if n < 2 {
+        return u64::from(n);
+    }
+    fib_serial(n - 1) + fib_serial(n - 2)
+}
+
+fn quick_sort<T: PartialOrd + Send>(v: &mut [T]) {
+    if v.len() <= 1 {
+        return;
+    }
+    let mid = partition(v);
+    let (lo, hi) = v.split_at_mut(mid);
+    rayon::join(|| quick_sort(lo), || quick_sort(hi));
+}
+
+fn partition<T: PartialOrd + Send>(v: &mut [T]) -> usize {
+    let pivot = v.len() - 1;
+    let mut i = 0;
+    for j in 0..pivot {
+        if v[j] <= v[pivot] {
+            v.swap(i, j);
+            i += 1;
+        }
+    }
+    v.swap(i, pivot);
+    i
+}
+
+fn merge_sort(v: &mut [u32], buf: &mut [u32]) {
+    if v.len() <= 1 {
+        return;
+    }
+    let mid = v.len() / 2;
+    {
+        let (lo, hi) = v.split_at_mut(mid);
+        let (blo, bhi) = buf.split_at_mut(mid);
+        rayon::join(|| merge_sort(lo, blo), || merge_sort(hi, bhi));
+    }
+    let (mut i, mut j) = (0, mid);
+    for slot in buf.iter_mut() {
+        if j >= v.len() || (i < mid && v[i] <= v[j]) {
+            *slot = v[i];
+            i += 1;
+        } else {
+            *slot = v[j];
+            j += 1;
+        }
+    }
+    v.copy_from_slice(buf);
+}
+
+struct Tree {
+    value: u64,
+    children: Option<Box<(Tree, Tree)>>,
+}
+
+fn build(depth: u32, value: u64) -> Tree {
+    Tree {
+        value,
+        children: (depth > 0)
+            .then(|| Box::new((build(depth - 1, 2 * value), build(depth - 1, 2 * value + 1)))),
+    }
+}
+
+fn tree_sum(tree: &Tree) -> u64 {
+    match &tree.children {
+        None => tree.value,
+        Some(children) => {
+            let (a, b) = rayon::join(|| tree_sum(&children.0), || tree_sum(&children.1));
+            tree.value + a + b
+        }
+    }
+}
+
+fn lcg(seed: &mut u64) -> u32 {
+    *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (*seed >> 33) as u32
+}
+
+fn median_us(samples: usize, mut run: impl FnMut()) -> f64 {
+    run(); // warm-up
+    let mut times: Vec<f64> = (0..samples)
+        .map(|_| {
+            let start = Instant::now();
+            run();
+            start.elapsed().as_secs_f64() * 1e6
+        })
+        .collect();
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    times[times.len() / 2]
+}
+
+fn main() {
+    let samples: usize = std::env::var("AB_SAMPLES").ok().and_then(|s| s.parse().ok()).unwrap_or(9);
+    let only = std::env::var("AB_ONLY").ok();
+    let want = |name: &str| only.as_deref().map_or(true, |only| only.split(',').any(|o| o == name));
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let mut seed = 42u64;
+    let data: Vec<u32> = (0..1 << 20).map(|_| lcg(&mut seed)).collect();
+    let tree = build(22, 1);
+    let floats: Vec<f64> = (0..1 << 20).map(|i| i as f64).collect();
+
+    if only.as_deref() == Some("probe") {
+        // Whether the two sides of a join from outside the pool run on two
+        // threads (each side waits long enough for a thief to come).
+        let spread = (0..20)
+            .filter(|_| {
+                let side = || {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                    std::thread::current().id()
+                };
+                let (a, b) = rayon::join(side, side);
+                a != b
+            })
+            .count();
+        println!("probe: {spread} of 20 joins ran on two threads; {} threads", rayon::current_num_threads());
+        return;
+    }
+    let report = |name: &str, us: f64| println!("{name} {us:.1}");
+    if want("fib30-serial") {
+        report("fib30-serial", median_us(samples, || assert!(fib_serial(30) > 0)));
+    }
+    if want("fib30-1thread") {
+        report("fib30-1thread", median_us(samples, || assert!(one.install(|| fib(30)) > 0)));
+    }
+    if want("fib30") {
+        report("fib30", median_us(samples, || assert!(fib(30) > 0)));
+    }
+    if want("quicksort") {
+        report("quicksort", median_us(samples, || {
+            let mut v = data.clone();
+            quick_sort(&mut v);
+        }));
+    }
+    if want("mergesort") {
+        report("mergesort", median_us(samples, || {
+            let mut v = data.clone();
+            let mut buf = vec![0; v.len()];
+            merge_sort(&mut v, &mut buf);
+        }));
+    }
+    if want("par_sort") {
+        report("par_sort", median_us(samples, || {
+            let mut v = data.clone();
+            v.par_sort();
+        }));
+    }
+    if want("tree") {
+        report("tree", median_us(samples, || assert!(tree_sum(&tree) > 0)));
+    }
+    if want("joins") {
+        // 100,000 empty joins from inside the pool: the join's own cost.
+        report("joins", median_us(samples, || {
+            rayon::scope(|_| {
+                for _ in 0..100_000 {
+                    std::hint::black_box(rayon::join(|| 1, || 2));
+                }
+            })
+        }));
+    }
+    if want("factorial") {
+        report("factorial", median_us(samples, || {
+            let product = (1..200_000u64)
+                .into_par_iter()
+                .map(|x| x | 1)
+                .reduce(|| 1u64, |a, b| a.wrapping_mul(b));
+            assert!(product != 0);
+        }));
+    }
+    if want("sum") {
+        report("sum", median_us(samples, || {
+            assert!(floats.par_iter().map(|x| x * 1.5).sum::<f64>() > 0.0);
+        }));
+    }
+}

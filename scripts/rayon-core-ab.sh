@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# rayon on rayon-core against rayon on tine's rayon-core/: builds
+# benches/rayon-core-ab twice (once with the `[patch]` line) and runs the
+# two builds in turns, ABBA, ROUNDS times. Prints each workload's median
+# (of the rounds' medians) for both, and the ratio tine / rayon-core, with
+# the geometric means of the join-heavy rows and of all rows.
+#
+#   scripts/rayon-core-ab.sh [ROUNDS]      # AB_SAMPLES=9 per run by default
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+rounds=${1:-5}
+work=$repo/target/rayon-core-ab
+rm -rf "$work"
+mkdir -p "$work"
+for side in rayon tine; do
+    cp -r benches/rayon-core-ab "$work/$side"
+    if [ "$side" = tine ]; then
+        sed -i '/^\[workspace\]/d' "$work/tine/Cargo.toml"
+        cat >>"$work/tine/Cargo.toml" <<TOML
+
+[patch.crates-io]
+rayon-core = { path = "$repo/rayon-core" }
+
+[workspace]
+TOML
+    fi
+    (cd "$work/$side" && cargo build --release --quiet)
+done
+grep -q 'name = "rayon-core"' "$work/tine/Cargo.lock"
+if grep -q 'patch.unused' "$work/tine/Cargo.lock"; then
+    echo "the rayon-core patch was not used" >&2
+    exit 1
+fi
+out=$work/runs.txt
+: >"$out"
+for ((round = 1; round <= rounds; round++)); do
+    order="rayon tine"; ((round % 2 == 0)) && order="tine rayon"
+    for side in $order; do
+        "$work/$side/target/release/rayon-core-ab" | sed "s/^/$side /" >>"$out"
+    done
+done
+awk '
+    { runs[$1 " " $2] = runs[$1 " " $2] " " $3; names[$2] = 1 }
+    function median(list,   v, n, i, j, t) {
+        n = split(list, v, " ")
+        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
+        return (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+    }
+    END {
+        printf "| workload | rayon-core µs | tine rayon-core/ µs | ratio |\n|---|---:|---:|---:|\n"
+        split("fib30-serial fib30-1thread fib30 quicksort mergesort par_sort tree joins factorial sum", order, " ")
+        heavy["fib30"] = heavy["quicksort"] = heavy["mergesort"] = heavy["par_sort"] = heavy["tree"] = heavy["joins"] = heavy["factorial"] = 1
+        for (k = 1; k <= 10; k++) {
+            name = order[k]
+            if (!(name in names)) continue
+            r = median(runs["rayon " name]); t = median(runs["tine " name])
+            printf "| %s | %.1f | %.1f | %.3f |\n", name, r, t, t / r
+            if (name != "fib30-serial" && name != "fib30-1thread") { all += log(t / r); na++ }
+            if (name in heavy) { hv += log(t / r); nh++ }
+        }
+        if (nh) printf "\njoin-heavy geometric mean (tine / rayon-core): %.3f\n", exp(hv / nh)
+        if (na) printf "all rows geometric mean: %.3f\n", exp(all / na)
+    }' "$out"
