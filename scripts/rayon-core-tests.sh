@@ -54,6 +54,9 @@ unpack() {
 # The patch, appended to a crate's manifest; the crate becomes a workspace
 # of its own.
 patch() {
+    # A packaged lock file would keep the registry's rayon-core (the patch
+    # then lands in [[patch.unused]]): resolve afresh.
+    rm -f "$1/Cargo.lock"
     cat >>"$1/Cargo.toml" <<TOML
 
 [patch.crates-io]

@@ -268,6 +268,8 @@ fn idle(worker: &Worker) {
 /// ([`hand_over`]), where it runs the same way; otherwise (inside a task,
 /// which the holder may be waiting for) the team's turn is tried once,
 /// else every share runs inline, in thread order, as the team would.
+#[cold]
+#[inline(never)]
 pub(crate) fn busy_fork(team: &Team, nest: &Nest, share: &Share<'_>) {
     let threads = team.threads();
     let here = Worker::with_current(|worker| match worker {

@@ -191,15 +191,18 @@ unsafe impl ForkJoin for ThreadPool {
 
     #[inline]
     fn fork_join(&self, share: &Share<'_>) {
-        if self.team.threads() == 1 && !self.hand_over {
-            return share(0, 0);
+        if !self.hand_over {
+            if self.team.threads() == 1 {
+                return share(0, 0);
+            }
+            if self.team.fork_if_idle(|| {}, share) {
+                return;
+            }
         }
-        // The team's fork, and where the team is busy (or its callers hand
-        // over), a region's joins (from inside a region of this team), the
-        // hand-over (from outside every fork) or the inline run.
-        if self.hand_over || !self.team.fork_if_idle(|| {}, share) {
-            crate::nest::region::busy_fork(&self.team, &self.nest, share);
-        }
+        // The team is busy, or its callers hand over: a region's joins
+        // (from inside a region of this team), the hand-over (from outside
+        // every fork) or the inline run.
+        crate::nest::region::busy_fork(&self.team, &self.nest, share);
     }
 
     fn partials(&self) -> Option<&Partials> {

@@ -91,7 +91,9 @@ fn tree_sum(tree: &Tree) -> u64 {
 }
 
 fn lcg(seed: &mut u64) -> u32 {
-    *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    *seed = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     (*seed >> 33) as u32
 }
 
@@ -109,10 +111,19 @@ fn median_us(samples: usize, mut run: impl FnMut()) -> f64 {
 }
 
 fn main() {
-    let samples: usize = std::env::var("AB_SAMPLES").ok().and_then(|s| s.parse().ok()).unwrap_or(9);
+    let samples: usize = std::env::var("AB_SAMPLES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(9);
     let only = std::env::var("AB_ONLY").ok();
-    let want = |name: &str| only.as_deref().map_or(true, |only| only.split(',').any(|o| o == name));
-    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let want = |name: &str| {
+        only.as_deref()
+            .map_or(true, |only| only.split(',').any(|o| o == name))
+    };
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
     let mut seed = 42u64;
     let data: Vec<u32> = (0..1 << 20).map(|_| lcg(&mut seed)).collect();
     let tree = build(22, 1);
@@ -131,63 +142,90 @@ fn main() {
                 a != b
             })
             .count();
-        println!("probe: {spread} of 20 joins ran on two threads; {} threads", rayon::current_num_threads());
+        println!(
+            "probe: {spread} of 20 joins ran on two threads; {} threads",
+            rayon::current_num_threads()
+        );
         return;
     }
     let report = |name: &str, us: f64| println!("{name} {us:.1}");
     if want("fib30-serial") {
-        report("fib30-serial", median_us(samples, || assert!(fib_serial(30) > 0)));
+        report(
+            "fib30-serial",
+            median_us(samples, || assert!(fib_serial(30) > 0)),
+        );
     }
     if want("fib30-1thread") {
-        report("fib30-1thread", median_us(samples, || assert!(one.install(|| fib(30)) > 0)));
+        report(
+            "fib30-1thread",
+            median_us(samples, || assert!(one.install(|| fib(30)) > 0)),
+        );
     }
     if want("fib30") {
         report("fib30", median_us(samples, || assert!(fib(30) > 0)));
     }
     if want("quicksort") {
-        report("quicksort", median_us(samples, || {
-            let mut v = data.clone();
-            quick_sort(&mut v);
-        }));
+        report(
+            "quicksort",
+            median_us(samples, || {
+                let mut v = data.clone();
+                quick_sort(&mut v);
+            }),
+        );
     }
     if want("mergesort") {
-        report("mergesort", median_us(samples, || {
-            let mut v = data.clone();
-            let mut buf = vec![0; v.len()];
-            merge_sort(&mut v, &mut buf);
-        }));
+        report(
+            "mergesort",
+            median_us(samples, || {
+                let mut v = data.clone();
+                let mut buf = vec![0; v.len()];
+                merge_sort(&mut v, &mut buf);
+            }),
+        );
     }
     if want("par_sort") {
-        report("par_sort", median_us(samples, || {
-            let mut v = data.clone();
-            v.par_sort();
-        }));
+        report(
+            "par_sort",
+            median_us(samples, || {
+                let mut v = data.clone();
+                v.par_sort();
+            }),
+        );
     }
     if want("tree") {
         report("tree", median_us(samples, || assert!(tree_sum(&tree) > 0)));
     }
     if want("joins") {
         // 100,000 empty joins from inside the pool: the join's own cost.
-        report("joins", median_us(samples, || {
-            rayon::scope(|_| {
-                for _ in 0..100_000 {
-                    std::hint::black_box(rayon::join(|| 1, || 2));
-                }
-            })
-        }));
+        report(
+            "joins",
+            median_us(samples, || {
+                rayon::scope(|_| {
+                    for _ in 0..100_000 {
+                        std::hint::black_box(rayon::join(|| 1, || 2));
+                    }
+                })
+            }),
+        );
     }
     if want("factorial") {
-        report("factorial", median_us(samples, || {
-            let product = (1..200_000u64)
-                .into_par_iter()
-                .map(|x| x | 1)
-                .reduce(|| 1u64, |a, b| a.wrapping_mul(b));
-            assert!(product != 0);
-        }));
+        report(
+            "factorial",
+            median_us(samples, || {
+                let product = (1..200_000u64)
+                    .into_par_iter()
+                    .map(|x| x | 1)
+                    .reduce(|| 1u64, |a, b| a.wrapping_mul(b));
+                assert!(product != 0);
+            }),
+        );
     }
     if want("sum") {
-        report("sum", median_us(samples, || {
-            assert!(floats.par_iter().map(|x| x * 1.5).sum::<f64>() > 0.0);
-        }));
+        report(
+            "sum",
+            median_us(samples, || {
+                assert!(floats.par_iter().map(|x| x * 1.5).sum::<f64>() > 0.0);
+            }),
+        );
     }
 }
