@@ -64,6 +64,7 @@ impl Team {
     /// team is busy (or reserved for callers waiting their turn) or stopped.
     /// For a caller that has somewhere else to hand its work when the team
     /// is busy (a pool's injector, `nest/inject.rs`).
+    #[cfg(feature = "std")]
     #[inline]
     pub(crate) fn fork_if_idle(&self, prepare: impl FnOnce(), share: &Share<'_>) -> bool {
         if !self.try_take() {
@@ -76,6 +77,7 @@ impl Team {
     /// a bound) for as long as the team is busy. Only for a thread that no
     /// fork can be waiting for (a pool's serving thread, outside every
     /// task). Returns false, having run nothing, if the team is stopped.
+    #[cfg(feature = "std")]
     pub(crate) fn fork_waiting(&self, prepare: impl FnOnce(), share: &Share<'_>) -> bool {
         self.take_waiting();
         self.fork_taken::<&Team>(&[], prepare, share)
