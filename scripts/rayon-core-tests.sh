@@ -90,7 +90,7 @@ if [ "$which" = all ] || [ "$which" = rayon ]; then
     unpack rayon "$rayon_version"
     dir=$work/rayon-$rayon_version
     patch "$dir"
-    (cd "$dir" && cargo test -- --test-threads=4 "${skips[@]}")
+    (cd "$dir" && timeout 1200 cargo test -- --test-threads=4 "${skips[@]}")
     check_lock "$dir"
 fi
 
@@ -122,6 +122,6 @@ rand_xorshift = "0.3"
 scoped-tls = "1.0"
 TOML
     patch "$dir"
-    (cd "$dir" && cargo test -- --test-threads=4 "${skips[@]}")
+    (cd "$dir" && timeout 1200 cargo test -- --test-threads=4 "${skips[@]}")
     check_lock "$dir"
 fi

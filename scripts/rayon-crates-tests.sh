@@ -49,7 +49,7 @@ rayon-core = { path = "$repo/rayon-core" }
 TOML
     echo "=== $name $version: cargo test $args"
     # shellcheck disable=SC2086 # the arguments are words
-    (cd "$dir" && cargo test $args -- --test-threads=4)
+    (cd "$dir" && timeout 1200 cargo test $args -- --test-threads=4)
     if grep -q '\[\[patch.unused\]\]' "$dir/Cargo.lock"; then
         echo "$name: the rayon-core patch was not used" >&2
         exit 1

@@ -153,15 +153,14 @@ where
     // a request check, unless the request makes it link itself. A coarse
     // join always links: it offers `b` at once. The address of a local in
     // this frame stands for the stack pointer.
-    // A pool in rayon's model offers every linked join's `b` at once (its
-    // code may loop in `a` and count on `b` being taken meanwhile); deeper
-    // joins stay cheap, as the next one up is offered.
+    // A pool in rayon's model offers every join's `b` at once: its code
+    // may loop in `a`, or wait in it for `b`, and count on `b` being taken
+    // meanwhile, at any depth.
     let here = core::mem::MaybeUninit::<u8>::uninit();
-    let deep = !EAGER && worker.is_deep(here.as_ptr() as usize);
-    if deep && !worker.tick_deep() {
+    let eager = EAGER || worker.eager();
+    if !eager && worker.is_deep(here.as_ptr() as usize) && !worker.tick_deep() {
         return join_on_serial(a, b);
     }
-    let eager = EAGER || (worker.eager() && !deep);
     let job = StackJob::new(|migrated| b(FnContext::new(migrated)));
     // SAFETY: the job stays in this frame, which the guard below (or the
     // `finish_b` after `a`) closes it before leaving, on every path: the
