@@ -186,3 +186,44 @@ fn a_panicking_spawned_job_without_a_handler_aborts() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// A job spawned during a caller's region, which waits for that caller to
+/// do something after its call, must not hold the call up: only the
+/// serving thread's region runs spawned jobs (an idle thread of the
+/// caller's region that took it would keep the region from ending).
+#[test]
+fn a_spawned_job_waiting_for_its_caller_does_not_hold_up_the_call() {
+    within(LIMIT, || {
+        let pool = ThreadPool::try_spawn(2).unwrap();
+        let (sender, receiver) = channel::<()>();
+        let receiver = Mutex::new(Some(receiver));
+        pool.join(
+            || {
+                let receiver = receiver.lock().unwrap().take().unwrap();
+                pool.spawn(move || receiver.recv().unwrap());
+                // Time for the region's idle thread to look at the queue.
+                std::thread::sleep(Duration::from_millis(50));
+            },
+            || {},
+        );
+        sender.send(()).unwrap();
+        drop(pool); // waits for the job, which can now finish
+    });
+}
+
+/// A one-thread pool whose serving thread is told to leave jobs to the
+/// workers has none to leave them to: it runs them, and the drop returns.
+#[test]
+fn a_one_thread_pool_runs_its_jobs_whatever_the_serving_setting() {
+    within(LIMIT, || {
+        let pool = ThreadPool::builder()
+            .threads(1)
+            .serving_thread_runs_jobs(false)
+            .build()
+            .unwrap();
+        let (sender, receiver) = channel();
+        pool.spawn(move || sender.send(7).unwrap());
+        assert_eq!(receiver.recv().unwrap(), 7);
+        drop(pool);
+    });
+}

@@ -31,7 +31,9 @@
 //!
 //! - `prev`, `next` and `queued` of a job are touched only under the lock
 //!   while the job is linked.
-//! - `queued` (the count) changes only under the lock.
+//! - `queued` and `queued_calls` (the counts) change only under the lock.
+//! - Only the serving thread's region runs spawned jobs; any region's idle
+//!   thread may take a call, until its region's root has finished.
 //! - A push rings the pool's bells after the job is linked: the serving
 //!   thread's (`serve_bell`) and the regions' (`Nest::bell`), whose
 //!   sleepers check [`Injector::is_empty`] after announcing themselves.
@@ -54,15 +56,19 @@ pub(crate) struct Injected {
     next: Cell<*const Injected>,
     /// Whether the job is linked (under the lock).
     linked: Cell<bool>,
+    /// A detached job (`SpawnJob`), which only the serving thread's region
+    /// runs; a call (`CallJob`) any region's idle thread may take.
+    spawned: bool,
 }
 
 impl Injected {
-    fn new(execute: unsafe fn(*const Injected, &Worker)) -> Self {
+    fn new(execute: unsafe fn(*const Injected, &Worker), spawned: bool) -> Self {
         Injected {
             execute,
             prev: Cell::new(ptr::null()),
             next: Cell::new(ptr::null()),
             linked: Cell::new(false),
+            spawned,
         }
     }
 }
@@ -93,6 +99,8 @@ pub(crate) struct Injector {
     queue: SpinLock<Queue>,
     /// Jobs linked in `queue` (changed under the lock; read as a hint).
     queued: AtomicUsize,
+    /// How many of them are calls, not spawned jobs (likewise).
+    queued_calls: AtomicUsize,
     /// Spawned jobs not yet finished.
     spawned: AtomicUsize,
     /// The serving thread has started (its handler has run).
@@ -109,6 +117,7 @@ impl Injector {
                 tail: ptr::null(),
             }),
             queued: AtomicUsize::new(0),
+            queued_calls: AtomicUsize::new(0),
             spawned: AtomicUsize::new(0),
             started: AtomicBool::new(false),
             serve_bell: Doorbell::new(),
@@ -119,6 +128,12 @@ impl Injector {
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.queued.load(Ordering::Relaxed) == 0
+    }
+
+    /// Whether no call is queued (spawned jobs aside; a hint: Relaxed).
+    #[inline]
+    pub(crate) fn has_no_calls(&self) -> bool {
+        self.queued_calls.load(Ordering::Relaxed) == 0
     }
 
     /// The serving thread says it has started.
@@ -172,12 +187,19 @@ impl Injector {
                 queue.tail = job;
             }
             self.queued.fetch_add(1, Ordering::Relaxed);
+            if !header.spawned {
+                self.queued_calls.fetch_add(1, Ordering::Relaxed);
+            }
         });
     }
 
-    /// Unlinks `job`, which is linked. Under the lock.
-    fn unlink(&self, queue: &mut Queue, job: *const Injected) {
-        // SAFETY: linked jobs are alive; links touched under the lock.
+    /// Unlinks `job`. Under the lock (`queue` is the locked list).
+    ///
+    /// # Safety
+    /// `job` is linked in `queue` (so alive).
+    unsafe fn unlink(&self, queue: &mut Queue, job: *const Injected) {
+        // SAFETY: linked, so alive by the contract; links touched under the
+        // lock.
         let header = unsafe { &*job };
         let (prev, next) = (header.prev.get(), header.next.get());
         // SAFETY: as above.
@@ -192,6 +214,9 @@ impl Injector {
         }
         header.linked.set(false);
         self.queued.fetch_sub(1, Ordering::Relaxed);
+        if !header.spawned {
+            self.queued_calls.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 
     /// Takes the front job, if any; the caller runs it ([`run`]).
@@ -204,8 +229,31 @@ impl Injector {
             if job.is_null() {
                 return None;
             }
-            self.unlink(queue, job);
+            // SAFETY: the head of the locked list: linked.
+            unsafe { self.unlink(queue, job) };
             Some(job)
+        })
+    }
+
+    /// Takes the frontmost call, if any, leaving spawned jobs queued: for a
+    /// caller's region, whose end must not wait for a detached job (which
+    /// may itself wait for that caller).
+    pub(crate) fn pop_call(&self) -> Option<*const Injected> {
+        if self.has_no_calls() {
+            return None;
+        }
+        self.queue.with(|queue| {
+            let mut job = queue.head;
+            // SAFETY: linked jobs are alive; links read under the lock.
+            while let Some(header) = unsafe { job.as_ref() } {
+                if !header.spawned {
+                    // SAFETY: reached through the locked list: linked.
+                    unsafe { self.unlink(queue, job) };
+                    return Some(job);
+                }
+                job = header.next.get();
+            }
+            None
         })
     }
 
@@ -220,7 +268,8 @@ impl Injector {
             if !unsafe { (*job).linked.get() } {
                 return false;
             }
-            self.unlink(queue, job);
+            // SAFETY: linked, as just read under the lock.
+            unsafe { self.unlink(queue, job) };
             true
         })
     }
@@ -243,7 +292,7 @@ impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
     /// A job for `func`, owned by the calling thread.
     pub(crate) fn new(func: F) -> Self {
         CallJob {
-            header: Injected::new(Self::execute),
+            header: Injected::new(Self::execute, false),
             func: UnsafeCell::new(Some(func)),
             result: UnsafeCell::new(None),
             done: AtomicBool::new(false),
@@ -335,7 +384,7 @@ impl<F: FnOnce() + Send + 'static> SpawnJob<F> {
     pub(crate) fn into_raw(func: F, injector: &Injector) -> *const Injected {
         injector.spawned.fetch_add(1, Ordering::Relaxed);
         let job = Box::new(SpawnJob {
-            header: Injected::new(Self::execute),
+            header: Injected::new(Self::execute, true),
             func,
         });
         Box::into_raw(job).cast_const().cast()

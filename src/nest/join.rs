@@ -153,9 +153,10 @@ where
     // a request check, unless the request makes it link itself. A coarse
     // join always links: it offers `b` at once. The address of a local in
     // this frame stands for the stack pointer.
-    // A pool in rayon's model offers every join's `b` at once: its code
-    // may loop in `a`, or wait in it for `b`, and count on `b` being taken
-    // meanwhile, at any depth.
+    // A pool in rayon's model offers at once, at every join and any depth,
+    // the oldest pending job (this `b`, or an outer join's still waiting),
+    // as rayon's deque offers its oldest to thieves: its code may loop in
+    // `a`, or wait in it for `b`, and count on the work being taken.
     let here = core::mem::MaybeUninit::<u8>::uninit();
     let eager = EAGER || worker.eager();
     if !eager && worker.is_deep(here.as_ptr() as usize) && !worker.tick_deep() {

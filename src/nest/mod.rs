@@ -280,10 +280,16 @@ impl Nest {
         self.panic_handler = handler;
     }
 
-    /// Whether some slot holds a job, or the injector does (a hint:
-    /// Relaxed loads).
-    pub(crate) fn has_work(&self) -> bool {
-        !self.injector.is_empty() || self.slots.iter().any(|slot| !slot.is_empty())
+    /// Whether some slot holds a job, or the injector holds one a thread of
+    /// this region may take (any job for the serving thread's region, else
+    /// a call; a hint: Relaxed loads).
+    pub(crate) fn has_work(&self, serving: bool) -> bool {
+        let queued = if serving {
+            !self.injector.is_empty()
+        } else {
+            !self.injector.has_no_calls()
+        };
+        queued || self.slots.iter().any(|slot| !slot.is_empty())
     }
 
     /// A spawned job panicked: to the panic handler, else abort, as rayon

@@ -100,7 +100,7 @@ fn enter_or<R, F: FnOnce(&Worker) -> R>(
             let worker = Worker::new(nest, thread_index, true);
             let _entered = worker.enter();
             if thread_index != 0 {
-                return idle(&worker);
+                return idle(&worker, entry == Entry::Server);
             }
             // SAFETY: share 0 is the only one to touch the cell.
             let root = cell.root.with_mut(|root| unsafe { (*root).take() });
@@ -230,7 +230,7 @@ fn serial<R>(nest: &Nest, root: impl FnOnce(&Worker) -> R) -> R {
 /// A team thread other than 0: run promoted jobs until the root finishes,
 /// asking busy threads for work, spinning and then parking when there is
 /// none.
-fn idle(worker: &Worker) {
+fn idle(worker: &Worker, serving: bool) {
     let nest = worker.nest();
     loop {
         if let Some(job) = worker.find_work() {
@@ -238,16 +238,24 @@ fn idle(worker: &Worker) {
             unsafe { worker.run_anchored(job) };
             continue;
         }
-        if let Some(job) = nest.injector.pop() {
-            // SAFETY: popped by this thread.
-            unsafe { worker.run_injected(job) };
-            continue;
-        }
         // Acquire: pairs with the Release store in `Nest::finish`.
         if nest.done.load(Ordering::Acquire) {
             // Our list and slot are empty (`find_work` found nothing), and
-            // only we fill them.
+            // only we fill them. Queued work is left to the next region:
+            // a finished root's caller waits for nothing more.
             return;
+        }
+        // Handed-over calls, and in the serving thread's region spawned
+        // jobs too (a caller's region must not wait for a detached job).
+        let queued = if serving {
+            nest.injector.pop()
+        } else {
+            nest.injector.pop_call()
+        };
+        if let Some(job) = queued {
+            // SAFETY: popped by this thread.
+            unsafe { worker.run_injected(job) };
+            continue;
         }
         // Ask before spinning, and again once announced: a request that
         // a promotion consumed while the job was taken back before we saw
@@ -255,7 +263,7 @@ fn idle(worker: &Worker) {
         worker.ask_for_work();
         nest.bell.wait(
             &nest.waiter,
-            || nest.done.load(Ordering::Relaxed) || nest.has_work(),
+            || nest.done.load(Ordering::Relaxed) || nest.has_work(serving),
             || worker.ask_for_work(),
         );
     }

@@ -139,7 +139,10 @@ impl Worker {
 
     #[inline]
     pub(crate) fn nest(&self) -> &Nest {
-        // SAFETY: the nest belongs to the pool, which outlives the region.
+        // SAFETY: the nest outlives the region: the pool owns it and drops
+        // only after its regions end, and the serving thread holds an
+        // `Arc` of it (so a pool dropped on one of its own threads leaves
+        // it alive until that thread is done).
         unsafe { &*self.nest }
     }
 
@@ -448,7 +451,10 @@ impl Worker {
                 self.ask_for_work();
             }
             let region = self.region;
-            if !nest.waiter.spin(|| done() || (region && nest.has_work())) {
+            if !nest
+                .waiter
+                .spin(|| done() || (region && nest.has_work(false)))
+            {
                 std::thread::yield_now();
             }
         }

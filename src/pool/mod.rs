@@ -151,11 +151,17 @@ impl Drop for ThreadPool {
         // The serving thread runs every queued and spawned job first.
         self.nest.stop_serving();
         let here = std::thread::current().id();
-        let on_own_thread = self
-            .server
-            .iter()
-            .chain(&self.workers)
-            .any(|thread| thread.thread().id() == here);
+        // One of its threads: in a region or a fork of its team (threads a
+        // spawn handler started have no handle here), or a handle's.
+        let on_own_thread = crate::team::frames_contain(&self.team)
+            || crate::nest::worker::Worker::with_current(|worker| {
+                worker.is_some_and(|worker| worker.belongs_to(&self.nest))
+            })
+            || self
+                .server
+                .iter()
+                .chain(&self.workers)
+                .any(|thread| thread.thread().id() == here);
         if on_own_thread {
             // Dropped by a job on one of its own threads (a spawned job held
             // the last `Arc` of the pool): joining them would wait for this
@@ -171,7 +177,8 @@ impl Drop for ThreadPool {
             // The serving thread catches every job's panic.
             let _ = server.join();
         }
-        // `&mut self`: no fork is in flight, so this stops at once.
+        // `&mut self`: no caller's fork is in flight; a region of a serving
+        // thread a spawn handler started may be, and `stop` waits for it.
         self.team.stop();
         for worker in self.workers.drain(..) {
             // A worker catches every panic of its tasks, so it cannot have

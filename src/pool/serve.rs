@@ -125,7 +125,7 @@ fn serve(team: &Team, nest: &Nest) {
 /// they offer, until none has come for the pool's spin budget.
 fn drain(nest: &Nest, worker: &Worker) {
     let injector = &nest.injector;
-    if !nest.server_runs_jobs {
+    if !nest.server_runs_jobs && worker.in_region() {
         // Only holds the team while work is queued: the region's other
         // threads take it (`Builder::serving_thread_runs_jobs`).
         while !injector.is_empty() || nest.waiter().spin(|| !injector.is_empty()) {
@@ -149,7 +149,7 @@ fn drain(nest: &Nest, worker: &Worker) {
         worker.ask_for_work();
         if !nest
             .waiter()
-            .spin(|| !injector.is_empty() || nest.has_work())
+            .spin(|| !injector.is_empty() || nest.has_work(true))
         {
             return;
         }

@@ -32,7 +32,8 @@ impl Builder {
         nest.set_busy_wait(self.busy_wait);
         nest.set_panic_handler(self.panic_handler.clone());
         nest.hand_over_always = !self.caller_runs;
-        nest.server_runs_jobs = self.server_runs_jobs;
+        // A one-thread team has no other thread to leave the jobs to.
+        nest.server_runs_jobs = self.server_runs_jobs || self.threads == 1;
         Ok(ThreadPool {
             team: Arc::new(team),
             workers: Vec::with_capacity(workers),
