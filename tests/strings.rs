@@ -192,10 +192,13 @@ fn a_longer_text_matches_std() {
         text.par_chars().with_pool(pool).with_max_len(1).max(),
         text.chars().max()
     );
-    // The calls really cut the text between threads.
+    // The calls really cut the text between threads: on a pool of this
+    // test's own (the shared one may be busy with the other tests, and a
+    // call handed to a busy pool may run on one of its threads).
+    let own = tine::spawn_pool(2);
     let threads: std::collections::BTreeSet<Option<usize>> = text
         .par_lines()
-        .with_pool(pool)
+        .with_pool(&own)
         .with_max_len(7)
         .map(|_| tine::current_thread_index())
         .collect();
