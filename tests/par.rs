@@ -603,22 +603,30 @@ fn expensive_items_fork_without_being_told_and_cheap_ones_do_not() {
         spin(std::time::Duration::from_micros(50)); // worth a fork after one item
         seen.lock().unwrap().insert(std::thread::current().id());
     });
-    assert_eq!(seen.lock().unwrap().len(), 2);
+    // At least two threads: the caller and the pool's worker, or, where the
+    // shared pool is busy with another test's call and this one is handed
+    // over, the pool's serving thread and worker after the caller's first
+    // items.
+    assert!(seen.lock().unwrap().len() >= 2);
     let caller = std::thread::current().id();
-    let elsewhere = AtomicUsize::new(0);
     let calls = 400;
+    let mut forked_calls = 0;
     for _ in 0..calls {
+        let elsewhere = AtomicUsize::new(0);
         (0..8u64).into_par_iter().with_pool(pool).for_each(|i| {
             std::hint::black_box(i); // never worth a fork
             if std::thread::current().id() != caller {
                 elsewhere.fetch_add(1, Relaxed);
             }
         });
+        // A call that forked ran items elsewhere: half of them on a free
+        // team, all of them when the shared pool was busy with another
+        // test and the call was handed over.
+        forked_calls += usize::from(elsewhere.into_inner() > 0);
     }
     // Timing-based: a probe descheduled on a loaded machine may misjudge
     // one site's cost (for at most the 15 calls that trust it). So most,
     // not all, of the calls must have stayed on the caller.
-    let forked_calls = elsewhere.into_inner() / 4;
     assert!(
         forked_calls <= calls / 4,
         "{forked_calls} of {calls} tiny calls forked"
