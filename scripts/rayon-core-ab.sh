@@ -11,27 +11,19 @@ cd "$(dirname "$0")/.."
 repo=$(pwd)
 rounds=${1:-5}
 work=$repo/target/rayon-core-ab
+# shellcheck source=scripts/rayon-patch.sh
+source scripts/rayon-patch.sh
 rm -rf "$work"
 mkdir -p "$work"
 for side in rayon tine; do
     cp -r benches/rayon-core-ab "$work/$side"
     if [ "$side" = tine ]; then
         sed -i '/^\[workspace\]/d' "$work/tine/Cargo.toml"
-        cat >>"$work/tine/Cargo.toml" <<TOML
-
-[patch.crates-io]
-rayon-core = { path = "$repo/rayon-core" }
-
-[workspace]
-TOML
+        patch "$work/tine"
     fi
     (cd "$work/$side" && cargo build --release --quiet)
 done
-grep -q 'name = "rayon-core"' "$work/tine/Cargo.lock"
-if grep -q 'patch.unused' "$work/tine/Cargo.lock"; then
-    echo "the rayon-core patch was not used" >&2
-    exit 1
-fi
+check_lock "$work/tine" >/dev/null
 out=$work/runs.txt
 : >"$out"
 for ((round = 1; round <= rounds; round++)); do

@@ -25,61 +25,13 @@ core_version=1.13.0
 work=${RAYON_ON_TINE_DIR:-$repo/target/rayon-on-tine}
 mkdir -p "$work"
 
-# The .crate files: cargo's download of both (a throw-away manifest asks for
-# them exactly, so this works from a clean cargo home).
-fetch_dir=$(mktemp -d)
-trap 'rm -rf "$fetch_dir"' EXIT
-mkdir -p "$fetch_dir/src"
-cat >"$fetch_dir/Cargo.toml" <<TOML
-[package]
-name = "fetch-rayon"
-version = "0.0.0"
-edition = "2021"
-[dependencies]
-rayon = "=$rayon_version"
-rayon-core = "=$core_version"
-[workspace]
-TOML
-touch "$fetch_dir/src/lib.rs"
-(cd "$fetch_dir" && cargo fetch --quiet)
-cargo_home=${CARGO_HOME:-$HOME/.cargo}
 unpack() {
-    local file
-    file=$(find "$cargo_home/registry/cache" -name "$1-$2.crate" | head -n 1)
-    [ -n "$file" ] || { echo "$1-$2.crate not found under $cargo_home" >&2; exit 1; }
-    rm -rf "${work:?}/$1-$2"
-    tar xzf "$file" -C "$work"
+    scripts/fetch-crate.sh "$1" "$2" "$work"
 }
 
-# The patch, appended to a crate's manifest; the crate becomes a workspace
-# of its own.
-patch() {
-    # A packaged lock file would keep the registry's rayon-core (the patch
-    # then lands in [[patch.unused]]): resolve afresh.
-    rm -f "$1/Cargo.lock"
-    cat >>"$1/Cargo.toml" <<TOML
-
-[patch.crates-io]
-rayon-core = { path = "$repo/rayon-core" }
-
-[workspace]
-TOML
-}
-
-# The lock file shows rayon-core taken from the path, and no unused patch.
-check_lock() {
-    local lock=$1/Cargo.lock
-    if grep -q '\[\[patch.unused\]\]' "$lock"; then
-        echo "$lock: the rayon-core patch was not used" >&2
-        exit 1
-    fi
-    if awk '/^name = "rayon-core"$/ {found = 1; getline; getline; if ($0 ~ /^source/) bad = 1} END {exit !(found && !bad)}' "$lock"; then
-        echo "$lock: rayon-core comes from tine's rayon-core/"
-    else
-        echo "$lock: rayon-core does not come from tine's rayon-core/" >&2
-        exit 1
-    fi
-}
+# patch DIR and check_lock DIR.
+# shellcheck source=scripts/rayon-patch.sh
+source scripts/rayon-patch.sh
 
 skips=()
 for name in "${!SKIP[@]}"; do

@@ -19,44 +19,17 @@ crates=(
 )
 
 work=${RAYON_ON_TINE_DIR:-$repo/target/rayon-on-tine}/crates
+# shellcheck source=scripts/rayon-patch.sh
+source scripts/rayon-patch.sh
 mkdir -p "$work"
-cargo_home=${CARGO_HOME:-$HOME/.cargo}
 for entry in "${crates[@]}"; do
     read -r name version args <<<"$entry"
     [ -n "${1:-}" ] && [ "$1" != "$name" ] && continue
-    # Fetch the .crate (a throw-away manifest asks for it exactly).
-    fetch_dir=$(mktemp -d)
-    mkdir -p "$fetch_dir/src"
-    printf '[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2021"\n[dependencies]\n%s = "=%s"\n[workspace]\n' \
-        "$name" "$version" >"$fetch_dir/Cargo.toml"
-    touch "$fetch_dir/src/lib.rs"
-    (cd "$fetch_dir" && cargo fetch --quiet)
-    rm -rf "$fetch_dir"
-    file=$(find "$cargo_home/registry/cache" -name "$name-$version.crate" | head -n 1)
-    [ -n "$file" ] || { echo "$name-$version.crate not found" >&2; exit 1; }
+    scripts/fetch-crate.sh "$name" "$version" "$work"
     dir=$work/$name-$version
-    rm -rf "$dir"
-    tar xzf "$file" -C "$work"
-    # A packaged lock file would keep the registry's rayon-core (the patch
-    # then lands in [[patch.unused]]): resolve afresh.
-    rm -f "$dir/Cargo.lock"
-    cat >>"$dir/Cargo.toml" <<TOML
-
-[patch.crates-io]
-rayon-core = { path = "$repo/rayon-core" }
-
-[workspace]
-TOML
+    patch "$dir"
     echo "=== $name $version: cargo test $args"
     # shellcheck disable=SC2086 # the arguments are words
     (cd "$dir" && timeout 1200 cargo test $args -- --test-threads=4)
-    if grep -q '\[\[patch.unused\]\]' "$dir/Cargo.lock"; then
-        echo "$name: the rayon-core patch was not used" >&2
-        exit 1
-    fi
-    if ! awk '/^name = "rayon-core"$/ {found = 1; getline; getline; if ($0 ~ /^source/) bad = 1} END {exit !(found && !bad)}' "$dir/Cargo.lock"; then
-        echo "$name: rayon-core does not come from tine's rayon-core/" >&2
-        exit 1
-    fi
-    echo "$name: rayon-core comes from tine's rayon-core/"
+    check_lock "$dir"
 done

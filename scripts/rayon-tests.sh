@@ -22,26 +22,9 @@ declare -A NOT_YET=(
 
 version=1.12.0
 crate_dir=ci/rayon-tests
-# The .crate file: cargo's download of rayon 1.12.0 (a throw-away manifest
-# asks for it exactly, so this works from a clean cargo home).
 fetch_dir=$(mktemp -d)
 trap 'rm -rf "$fetch_dir"' EXIT
-mkdir -p "$fetch_dir/src"
-cat >"$fetch_dir/Cargo.toml" <<TOML
-[package]
-name = "fetch-rayon"
-version = "0.0.0"
-edition = "2021"
-[dependencies]
-rayon = "=$version"
-[workspace]
-TOML
-touch "$fetch_dir/src/lib.rs"
-(cd "$fetch_dir" && cargo fetch --quiet)
-cargo_home=${CARGO_HOME:-$HOME/.cargo}
-crate_file=$(find "$cargo_home/registry/cache" -name "rayon-$version.crate" | head -n 1)
-[ -n "$crate_file" ] || { echo "rayon-$version.crate not found under $cargo_home" >&2; exit 1; }
-tar xzf "$crate_file" -C "$fetch_dir"
+scripts/fetch-crate.sh rayon "$version" "$fetch_dir"
 upstream=$fetch_dir/rayon-$version/tests
 
 rm -rf "$crate_dir/tests"

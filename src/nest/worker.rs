@@ -27,6 +27,10 @@
 //! linked joins, found by a walk that only promotions make. A join more than
 //! `WINDOW` below the newest is not offered while the deeper ones are open
 //! (its `b` may run inline); nothing else depends on the window.
+//!
+//! The file stays whole (a little over ~450 lines): every method here
+//! reads or writes the worker's owner-only chain and list, whose
+//! invariants are the ones stated above.
 
 use super::job::{Header, Spawned};
 use super::{Nest, Slot};
@@ -139,10 +143,11 @@ impl Worker {
 
     #[inline]
     pub(crate) fn nest(&self) -> &Nest {
-        // SAFETY: the nest outlives the region: the pool owns it and drops
-        // only after its regions end, and the serving thread holds an
-        // `Arc` of it (so a pool dropped on one of its own threads leaves
-        // it alive until that thread is done).
+        // The nest outlives the region: the pool owns it and drops only
+        // after its regions end, and the serving thread holds an `Arc` of
+        // it (a pool dropped on one of its own threads leaves it alive
+        // until that thread is done).
+        // SAFETY: as just said.
         unsafe { &*self.nest }
     }
 

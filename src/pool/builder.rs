@@ -1,4 +1,6 @@
-//! [`Builder`]: a [`ThreadPool`]'s settings, and spawning it.
+//! [`Builder`]: a [`ThreadPool`]'s settings, and spawning it. The settings
+//! and their documented examples make it a little over ~450 lines; how the
+//! threads start is in `builder/start.rs`.
 
 mod start;
 
@@ -391,15 +393,7 @@ impl Builder {
             pool.workers
                 .push(self.spawn_worker(&pool.team, index, setup)?);
         }
-        let (name, on_start, on_exit) = self.serving_thread();
-        pool.server = Some(super::serve::start(
-            name,
-            self.stack_size,
-            &pool.team,
-            &pool.nest,
-            on_start,
-            on_exit,
-        )?);
+        pool.server = Some(self.start_serving(&pool)?);
         #[cfg(feature = "numa")]
         if let Some(placement) = &placement {
             pool.caller_pin = placement.pin_caller()?;

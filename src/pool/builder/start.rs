@@ -46,6 +46,19 @@ impl Builder {
         })
     }
 
+    /// Starts the serving thread of `pool` here (`pool/serve.rs`).
+    pub(super) fn start_serving(&self, pool: &ThreadPool) -> Result<JoinHandle<()>, Error> {
+        let (name, on_start, on_exit) = self.serving_thread();
+        super::super::serve::start(
+            name,
+            self.stack_size,
+            &pool.team,
+            &pool.nest,
+            on_start,
+            on_exit,
+        )
+    }
+
     /// The serving thread's name and handlers: it is thread 0, named and
     /// handled as the workers are, only where callers hand over.
     pub(super) fn serving_thread(&self) -> (String, Option<WorkerHandler>, Option<WorkerHandler>) {
@@ -205,15 +218,7 @@ impl Builder {
         let mut pool = pool;
         if self.caller_runs {
             // Not one of the pool's indices: started here, as by `build`.
-            let (name, on_start, on_exit) = self.serving_thread();
-            pool.server = Some(super::super::serve::start(
-                name,
-                self.stack_size,
-                &pool.team,
-                &pool.nest,
-                on_start,
-                on_exit,
-            )?);
+            pool.server = Some(self.start_serving(&pool)?);
         } else {
             let (name, on_start, on_exit) = self.serving_thread();
             let run = super::super::serve::run(&pool.team, &pool.nest, on_start, on_exit);

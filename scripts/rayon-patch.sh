@@ -1,0 +1,38 @@
+# Sourced by the scripts that run crates on tine's rayon-core/ (needs
+# $repo, the repository's root).
+#
+# patch DIR: appends the `[patch]` line to DIR's manifest (the crate becomes
+# a workspace of its own) and drops a packaged lock file.
+# check_lock DIR: fails unless DIR's lock file takes rayon-core from the
+# path, with no [[patch.unused]].
+
+# The patch, appended to a crate's manifest; the crate becomes a workspace
+# of its own.
+patch() {
+    # A packaged lock file would keep the registry's rayon-core (the patch
+    # then lands in [[patch.unused]]): resolve afresh.
+    rm -f "$1/Cargo.lock"
+    cat >>"$1/Cargo.toml" <<TOML
+
+[patch.crates-io]
+rayon-core = { path = "$repo/rayon-core" }
+
+[workspace]
+TOML
+}
+
+# The lock file shows rayon-core taken from the path, and no unused patch.
+check_lock() {
+    local lock=$1/Cargo.lock
+    if grep -q '\[\[patch.unused\]\]' "$lock"; then
+        echo "$lock: the rayon-core patch was not used" >&2
+        exit 1
+    fi
+    if awk '/^name = "rayon-core"$/ {found = 1; getline; getline; if ($0 ~ /^source/) bad = 1} END {exit !(found && !bad)}' "$lock"; then
+        echo "$lock: rayon-core comes from tine's rayon-core/"
+    else
+        echo "$lock: rayon-core does not come from tine's rayon-core/" >&2
+        exit 1
+    fi
+}
+
