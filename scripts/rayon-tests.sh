@@ -14,8 +14,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 declare -A NOT_YET=(
-    [iter_panic.rs]="a panic stops the call's other blocks (as panic_fuse does), where rayon runs every other item"
-    [named-threads.rs]="the caller is thread 0: a call from outside the pool runs items on the caller"
     [octillion.rs]="128-bit ranges longer than usize::MAX (an octillion values) are not offered"
     [producer_split_at.rs]="no rayon::iter::plumbing in the native layer (the rayon-core crate runs the real rayon)"
 )

@@ -7,6 +7,8 @@
 //! under every schedule.
 #![cfg(not(loom))]
 
+mod support;
+
 use std::cell::Cell;
 use std::cmp::Ordering;
 use std::ops::ControlFlow;
@@ -694,4 +696,49 @@ fn rayons_type_names_name_the_iterators() {
         3 + 3 + 3 + 3
     );
     assert_eq!(k.count() + l.count(), 10 + 9);
+}
+
+#[test]
+fn a_panic_in_for_each_ends_only_its_block_and_resumes_the_first_payload() {
+    support::serialize_panic_output();
+    let pool = tine::spawn_pool(3);
+    for schedule in [Schedule::Static, Schedule::Dynamic { grain: 1 }] {
+        let ran = AtomicUsize::new(0);
+        let owned: Vec<String> = (0..3000).map(|i| i.to_string()).collect();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.install(|| {
+                owned
+                    .into_par_iter()
+                    .with_max_len(1)
+                    .schedule(schedule)
+                    .for_each(|s| {
+                        let i: u32 = s.parse().unwrap();
+                        // One of the two payloads resumes; the other is dropped.
+                        assert!(i != 100 && i != 2000, "boom {i}");
+                        ran.fetch_add(1, Relaxed);
+                    })
+            })
+        }));
+        let payload = result.unwrap_err();
+        let message = payload.downcast_ref::<String>().unwrap();
+        assert!(message == "boom 100" || message == "boom 2000", "{message}");
+        // Every other block ran: with `with_max_len(1)`, every other item.
+        assert_eq!(ran.load(Relaxed), 2998, "{schedule:?}");
+    }
+    // A fuse stops the other blocks once the panic is seen.
+    let ran = AtomicUsize::new(0);
+    let fused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.install(|| {
+            (0..1_000_000u32)
+                .into_par_iter()
+                .with_max_len(1)
+                .panic_fuse()
+                .for_each(|i| {
+                    assert!(i != 10, "boom");
+                    ran.fetch_add(1, Relaxed);
+                })
+        })
+    }));
+    assert!(fused.is_err());
+    assert!(ran.load(Relaxed) < 999_999);
 }

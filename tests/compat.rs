@@ -515,3 +515,36 @@ fn a_panicking_start_handler_fails_the_build_without_hanging() {
         "{error}"
     );
 }
+
+#[test]
+fn a_pool_with_settings_for_its_threads_runs_every_closure_on_them() {
+    let name = || std::thread::current().name().unwrap_or("").to_owned();
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .thread_name(|i| format!("own-{i}"))
+        .build()
+        .unwrap();
+    assert_eq!(pool.current_num_threads(), 2);
+    // Small calls the cutoff would keep on a caller, and a join.
+    let names: std::collections::BTreeSet<String> = pool.install(|| {
+        let mut names: std::collections::BTreeSet<String> =
+            (0..10_000).into_par_iter().map(|_| name()).collect();
+        names.insert((0..3).into_par_iter().map(|_| name()).max().unwrap());
+        let (a, b) = tine::join(name, name);
+        names.extend([a, b]);
+        names
+    });
+    assert!(names.iter().all(|n| n.starts_with("own-")), "{names:?}");
+    // `use_current_thread` keeps tine's model: the caller is thread 0.
+    let here = name();
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .thread_name(|i| format!("own-{i}"))
+        .use_current_thread()
+        .build()
+        .unwrap();
+    assert_eq!(
+        pool.install(|| (0..3).into_par_iter().map(|_| name()).min()),
+        Some(here)
+    );
+}

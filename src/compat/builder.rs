@@ -6,6 +6,20 @@
 //! meanings where they differ from [`Builder`]'s: `num_threads(0)` asks
 //! for the default count, `thread_name` takes a closure per index, and
 //! `build_global` sets the pool that calls outside any pool use.
+//!
+//! # Whose threads run a call
+//!
+//! A pool built with only a thread count (and a panic handler) is a tine
+//! pool: the caller of each call is its thread 0, with no hand-off on the
+//! way in or out. A setting about the pool's threads themselves (names,
+//! stack size, start or exit handler) only means something if the work
+//! runs on those threads, so such a pool runs in rayon's model
+//! ([`Builder::caller_runs`]`(false)`): every closure of a call made from
+//! outside runs on a thread the pool started, named, sized and set up as
+//! asked, while the caller waits; `num_threads(n)` is then `n` started
+//! threads, indexed `0..n`, as in rayon. [`use_current_thread`]
+//! (ThreadPoolBuilder::use_current_thread) keeps tine's model whatever
+//! else is set.
 
 use crate::error::Error;
 use crate::nest::inject::PanicHandler;
@@ -37,6 +51,7 @@ use std::vec::Vec;
 #[derive(Default)]
 pub struct ThreadPoolBuilder {
     num_threads: usize,
+    use_current_thread: bool,
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     stack_size: Option<usize>,
     start_handler: Option<Box<dyn Fn(usize) + Send + Sync>>,
@@ -48,6 +63,7 @@ impl fmt::Debug for ThreadPoolBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ThreadPoolBuilder")
             .field("num_threads", &self.num_threads)
+            .field("use_current_thread", &self.use_current_thread)
             .field("thread_name", &self.thread_name.as_ref().map(|_| ".."))
             .field("stack_size", &self.stack_size)
             .field("start_handler", &self.start_handler.is_some())
@@ -71,9 +87,11 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Names thread `index` `thread_name(index)`. tine calls it once per
-    /// worker (indices `1..n`) while building: thread 0 is the caller,
-    /// which keeps its own name.
+    /// Names thread `index` `thread_name(index)`, called once per thread
+    /// while building: indices `0..n`, and the pool runs every call on
+    /// its named threads (rayon's model, see the module docs). With
+    /// [`use_current_thread`](Self::use_current_thread), thread 0 is each
+    /// call's caller, which keeps its own name: indices `1..n`.
     pub fn thread_name<F>(mut self, thread_name: F) -> Self
     where
         F: FnMut(usize) -> String + 'static,
@@ -82,18 +100,21 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// The workers' stack size in bytes. Default: std's.
+    /// The pool threads' stack size in bytes (default: std's); the pool
+    /// then runs every call on those threads (rayon's model, see the
+    /// module docs).
     pub fn stack_size(mut self, stack_size: usize) -> Self {
         self.stack_size = Some(stack_size);
         self
     }
 
-    /// Each worker calls `start_handler` with its index as it starts, on
-    /// its own thread, before it runs any task (tine's
-    /// [`Builder::on_start`]). As with `thread_name`, the workers are
-    /// indices `1..n`: thread 0 is the caller of each call, which is no
-    /// worker. If the handler panics, `build` returns an error (rayon
-    /// aborts).
+    /// Each thread the pool starts calls `start_handler` with its index as
+    /// it starts, on its own thread, before it runs any task (tine's
+    /// [`Builder::on_start`]); the pool then runs every call on those
+    /// threads (rayon's model, see the module docs). As with
+    /// `thread_name`, the indices are `0..n`, or `1..n` with
+    /// [`use_current_thread`](Self::use_current_thread). If the handler
+    /// panics, `build` returns an error (rayon aborts).
     pub fn start_handler<H>(mut self, start_handler: H) -> Self
     where
         H: Fn(usize) + Send + Sync + 'static,
@@ -102,8 +123,10 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Each worker calls `exit_handler` with its index as it exits, when
-    /// the pool is dropped ([`Builder::on_exit`]); the drop waits for it.
+    /// Each thread the pool started calls `exit_handler` with its index as
+    /// it exits, when the pool is dropped ([`Builder::on_exit`]); the drop
+    /// waits for it. Like `start_handler`, it puts the pool in rayon's
+    /// model.
     pub fn exit_handler<H>(mut self, exit_handler: H) -> Self
     where
         H: Fn(usize) + Send + Sync + 'static,
@@ -124,12 +147,23 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Accepted for rayon's programs: in rayon it makes the building thread
-    /// the pool's thread 0. In tine that is always so, for every call: the
-    /// caller is thread 0 of the pool it calls, and `n` threads means the
-    /// caller and `n - 1` workers.
-    pub fn use_current_thread(self) -> Self {
+    /// In rayon, makes the building thread the pool's thread 0. Here it
+    /// keeps tine's model whatever else is set: the caller of every call
+    /// is thread 0 of the pool it calls (the building thread among them),
+    /// and `n` threads means the caller and `n - 1` started threads.
+    pub fn use_current_thread(mut self) -> Self {
+        self.use_current_thread = true;
         self
+    }
+
+    /// Whether the pool runs in rayon's model: a setting about its own
+    /// threads asks that the work run on them (the module docs).
+    fn rayon_model(&self) -> bool {
+        !self.use_current_thread
+            && (self.thread_name.is_some()
+                || self.stack_size.is_some()
+                || self.start_handler.is_some()
+                || self.exit_handler.is_some())
     }
 
     /// The thread count `build` will use (`num_threads`, or the default).
@@ -154,9 +188,15 @@ impl ThreadPoolBuilder {
     /// tine's [`Builder`] with these settings.
     fn builder(mut self) -> Builder {
         let threads = self.threads();
-        let mut builder: Builder = ThreadPool::builder().threads(threads);
+        let rayon_model = self.rayon_model();
+        let mut builder: Builder = ThreadPool::builder()
+            .threads(threads)
+            .caller_runs(!rayon_model);
         if let Some(name) = &mut self.thread_name {
-            let names: Vec<String> = (1..threads).map(&mut *name).collect();
+            // Thread 0 is the pool's serving thread in rayon's model, and
+            // each call's caller in tine's.
+            let first = usize::from(!rayon_model);
+            let names: Vec<String> = (first..threads).map(&mut *name).collect();
             builder = builder.thread_names(names);
         }
         if let Some(bytes) = self.stack_size {

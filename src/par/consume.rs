@@ -15,29 +15,13 @@ use crossbeam_utils::CachePadded;
 use std::collections::LinkedList;
 use std::vec::Vec;
 
+pub(crate) mod each;
+
 /// Runs `consumer` over `par`.
 #[inline]
 pub(crate) fn run<P: Producer, C: Consumer<P::Item>>(par: Par<P>, consumer: &C) -> C::Acc {
     let (producer, config) = par.into_parts();
     drive(&producer, &config, consumer)
-}
-
-struct ForEach<F>(F);
-
-impl<T, F: Fn(T) + Sync> Consumer<T> for ForEach<F> {
-    type Acc = ();
-    const SPLIT_FREE: bool = true;
-    fn start(&self) {}
-    #[inline]
-    fn fold<I: Iterator<Item = T>>(&self, (): (), _first: usize, items: I) {
-        items.for_each(&self.0);
-    }
-    fn combine(&self, (): (), (): ()) {}
-}
-
-#[inline]
-pub(crate) fn for_each<P: Producer, F: Fn(P::Item) + Sync>(par: Par<P>, f: F) {
-    run(par, &ForEach(f))
 }
 
 /// `sum` and `product`: a consumer that folds each block with `$trait`'s

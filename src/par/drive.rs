@@ -50,6 +50,7 @@ mod block;
 mod claims;
 mod consumer;
 mod guards;
+mod route;
 #[cfg(test)]
 mod tests;
 mod walk;
@@ -57,65 +58,20 @@ mod walk;
 use super::cutoff::{Cutoff, Decision};
 use super::iter::{Config, Schedule};
 use super::producer::Producer;
+use crate::pool::entry;
 use crate::schedule::dynamic::{GrainClaims, GuidedClaims};
 use crate::schedule::split::Shares;
 use crate::schedule::ForkJoin;
 use crate::sync::AtomicBool;
-use alone::{run_alone, serial_in_blocks};
+use alone::run_alone;
 pub(crate) use consumer::Consumer;
 use crossbeam_utils::CachePadded;
 use guards::{CollectGuard, SerialGuard, ShareGuard, Slots, UnsafeSync};
+use route::{route, Route};
 use walk::{Blocks, Record, Walk};
 
 /// The largest block a thread runs between two checks for an early stop.
 pub const STOP_BLOCK: usize = 4096;
-
-/// The way one call goes, chosen by [`route`] before anything else is
-/// done. Each is a shortcut past the next, for a call that needs less.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Route {
-    /// A split-free consumer (`for_each`, `count`) whose remembered cost
-    /// keeps it on the caller: one walk over every position (`alone.rs`).
-    Alone,
-    /// A split-free consumer with no trusted cost: ask the full cutoff
-    /// (which may read the clock), then walk alone or plan.
-    AskCutoff,
-    /// A static call whose result depends on the split, kept on the caller
-    /// by a trusted cost: the fork's ranges and blocks, folded alone, with
-    /// no plan ([`serial_on_trust`]).
-    SerialOnTrust,
-    /// Everything else: find the pool, make the plan, ask the cutoff in it
-    /// and fork if it says so ([`plan`]).
-    Plan,
-}
-
-/// Chooses the [`Route`] of a call of consumer `C` over `n > 0` positions
-/// of producer `P`, whose site is `key`: a thread-local compare at most,
-/// for the shortcuts.
-#[inline(always)]
-fn route<P: Producer, C: Consumer<P::Item>>(config: &Config, n: usize, key: usize) -> Route {
-    // A consumer the split does not matter to asks the cutoff first: if
-    // the call runs alone, it needs no pool and no plan, only one walk (as
-    // the serial loop).
-    if C::SPLIT_FREE {
-        return if Cutoff::trusted_serial(key, n) {
-            Route::Alone
-        } else {
-            Route::AskCutoff
-        };
-    }
-    // Any other static call that a trusted cost keeps on the caller goes
-    // through the ranges and blocks of a fork, but with no plan to make
-    // (a dynamic or guided one claims its blocks alone, in its plan, as
-    // when it measures); the rest ask in their plan. The schedule is
-    // checked first: a call that `trusted_serial` passes on is counted
-    // again in the plan.
-    let static_plan = C::STATIC_ONLY || matches!(config.schedule, Schedule::Static);
-    if static_plan && serial_in_blocks::<P, C>() && Cutoff::trusted_serial(key, n) {
-        return Route::SerialOnTrust;
-    }
-    Route::Plan
-}
 
 /// Runs `consumer` over `producer` with `config`'s settings; returns the
 /// combined partial. A call with no positions returns the consumer's start
@@ -135,6 +91,24 @@ pub(crate) fn drive<P: Producer, C: Consumer<P::Item>>(
     if n == 0 {
         return consumer.start();
     }
+    // A pool in rayon's model runs calls from outside on its own threads.
+    if config.pool.is_none() && entry::calls_may_go_elsewhere() {
+        let unpooled = config.unpooled();
+        return entry::run_where_calls_go(move || {
+            drive_here(producer, &unpooled.config(), consumer, n)
+        });
+    }
+    drive_here(producer, config, consumer, n)
+}
+
+/// [`drive`] on this thread: the [`Route`] that [`route`] chooses.
+#[inline(always)]
+fn drive_here<P: Producer, C: Consumer<P::Item>>(
+    producer: &P,
+    config: &Config,
+    consumer: &C,
+    n: usize,
+) -> C::Acc {
     // One key for every ask: each use of `site` in another function may
     // name another copy of `drive` (a key made in the plan was not the
     // one asked with here), so the key travels with the call.

@@ -104,10 +104,12 @@
 //!   worker; [`ThreadPool::enter`](crate::pool::ThreadPool::enter) is
 //!   rayon's): a tine caller is thread 0 of the pool it calls, unless the
 //!   pool is built with `caller_runs(false)`.
-//! - The builder's `thread_name`, `start_handler` and `exit_handler` are
-//!   called for the workers `1..n` only: thread 0 is the caller, no worker.
-//! - `use_current_thread` is accepted and changes nothing: the caller is
-//!   always thread 0.
+//! - A pool from rayon's builder with only a thread count is a tine pool,
+//!   its caller thread 0: a call from outside needs no hand-off. Set a
+//!   thread name, stack size, start or exit handler, and the pool runs in
+//!   rayon's model, every closure on a thread it started
+//!   ([`crate::compat::ThreadPoolBuilder`]); `use_current_thread` keeps
+//!   tine's model whatever is set.
 //! - Not offered, each a compile error: the builder's `spawn_handler`,
 //!   `breadth_first` and `build_scoped` (the `rayon-core` crate in this
 //!   repository has them, for the real rayon). `tine::spawn_pool(n)`
@@ -115,9 +117,11 @@
 //! - The inner parallel iterator of a `flat_map` or `flatten` runs serially
 //!   on its outer item's thread: one fork runs the outer items, so split the
 //!   outer side finer.
-//! - A panic in one item stops the call's other blocks, as `panic_fuse`
-//!   does in rayon (where, without it, every other item still runs): the
-//!   first panic resumes on the caller once the fork has joined.
+//! - A panic in `for_each` ends its own block (at most `with_max_len`
+//!   items), and every other block still runs, as in rayon; any other
+//!   consumer, whose result is lost, stops its other blocks, as
+//!   `panic_fuse` does: the first panic resumes on the caller once the
+//!   fork has joined.
 //! - `intersperse` over an iterator whose positions may yield no item or
 //!   several (after `filter`, `flat_map`, a bridge) gathers its items into a
 //!   `Vec` first: one range cannot tell where the first item is.

@@ -68,6 +68,34 @@ pub(crate) struct Config {
     pub(crate) min_len: usize,
     pub(crate) max_len: usize,
     pub(crate) pool: Option<PoolRef>,
+    /// `panic_fuse`: a panic in `for_each` stops the other blocks too.
+    pub(crate) panic_fuse: bool,
+}
+
+/// A call's settings but its pool, which is not `Send`: what a call takes
+/// to another thread when it has no pool of its own.
+#[derive(Clone, Copy)]
+pub(crate) struct Unpooled(Schedule, usize, usize, bool);
+
+impl Config {
+    /// These settings, but the pool.
+    pub(crate) fn unpooled(&self) -> Unpooled {
+        Unpooled(self.schedule, self.min_len, self.max_len, self.panic_fuse)
+    }
+}
+
+impl Unpooled {
+    /// The settings back, with no pool.
+    pub(crate) fn config(self) -> Config {
+        let Unpooled(schedule, min_len, max_len, panic_fuse) = self;
+        Config {
+            schedule,
+            min_len,
+            max_len,
+            pool: None,
+            panic_fuse,
+        }
+    }
 }
 
 impl Default for Config {
@@ -77,6 +105,7 @@ impl Default for Config {
             min_len: 1,
             max_len: usize::MAX,
             pool: None,
+            panic_fuse: false,
         }
     }
 }

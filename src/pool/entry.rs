@@ -15,6 +15,8 @@ use crate::nest::region::{enter, enter_here, Entry};
 use crate::nest::scope::{scope_on, Scope};
 use crate::nest::worker::Worker;
 use crate::nest::yielding::{yield_local_on, yield_on, Yield};
+// A process-wide static, outside any loom model (as `current.rs`'s).
+use core::sync::atomic::{AtomicUsize, Ordering};
 
 /// Runs `f` with a worker of the pool a call on this thread belongs to:
 /// the pool `install`ed at this level of nesting, else the region this
@@ -42,6 +44,51 @@ fn enter_current<R: Send>(f: impl FnOnce(&Worker) -> R + Send) -> R {
 
 fn enter_pool<R: Send>(pool: &ThreadPool, f: impl FnOnce(&Worker) -> R + Send) -> R {
     enter(pool.team(), pool.nest(), Entry::Caller, f)
+}
+
+/// The live pools whose calls from outside go to their own threads
+/// ([`Builder::caller_runs`](crate::pool::Builder::caller_runs)`(false)`).
+/// While there are none, a parallel-iterator call needs no look at its
+/// pool to know that its caller may run it. A process-wide count, outside
+/// any loom model: core's atomic, not the `sync` shim's.
+static HANDING_OVER: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a pool built with `caller_runs(false)` in or out (`up`: built).
+pub(crate) fn count_handing_over(up: bool) {
+    // Relaxed: a hint read by `calls_may_go_elsewhere`; a call that reads
+    // a stale zero is one made before the pool was built or installed.
+    if up {
+        HANDING_OVER.fetch_add(1, Ordering::Relaxed);
+    } else {
+        HANDING_OVER.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Whether some live pool hands its outside calls to its own threads: one
+/// load, the only cost of [`run_where_calls_go`] to a process with none.
+#[inline(always)]
+pub(crate) fn calls_may_go_elsewhere() -> bool {
+    // Relaxed: as in `count_handing_over`.
+    HANDING_OVER.load(Ordering::Relaxed) != 0
+}
+
+/// Runs `f`, a parallel-iterator call on the current pool, where rayon's
+/// model puts it: on the pool's own threads when the pool hands its
+/// outside calls over and this thread is not one of its region's, else
+/// right here (in a task, or on a pool whose caller is thread 0).
+#[cold]
+#[inline(never)]
+pub(crate) fn run_where_calls_go<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    if crate::team::in_task() {
+        return f();
+    }
+    with_current_pool(|pool| {
+        if pool.hands_over() {
+            pool.enter(f)
+        } else {
+            f()
+        }
+    })
 }
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.

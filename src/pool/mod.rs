@@ -144,10 +144,19 @@ impl ThreadPool {
     pub(crate) fn nest(&self) -> &Nest {
         &self.nest
     }
+
+    /// Whether calls from outside go to the pool's own threads
+    /// ([`Builder::caller_runs`]`(false)`).
+    pub(crate) fn hands_over(&self) -> bool {
+        self.hand_over
+    }
 }
 
 impl Drop for ThreadPool {
     fn drop(&mut self) {
+        if self.hand_over {
+            entry::count_handing_over(false);
+        }
         // The serving thread runs every queued and spawned job first.
         self.nest.stop_serving();
         let here = std::thread::current().id();

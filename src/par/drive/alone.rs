@@ -38,7 +38,7 @@ pub(super) fn run_alone<P: Producer, C: Consumer<P::Item>>(
         let acc = consumer.start();
         // SAFETY: every position is handed out once, to this fold.
         let items = unsafe { producer.range(0, n) };
-        return consumer.fold(acc, 0, items);
+        return consumer.fold_whole(acc, items);
     }
     run_alone_in_blocks(producer, blocks, consumer, n)
 }

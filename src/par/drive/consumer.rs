@@ -21,6 +21,12 @@ pub(crate) trait Consumer<T>: Sync {
     fn start(&self) -> Self::Acc;
     /// Folds the items of one block, whose first position is `first`.
     fn fold<I: Iterator<Item = T>>(&self, acc: Self::Acc, first: usize, items: I) -> Self::Acc;
+    /// Folds every position of the call as its one block, on the caller
+    /// alone: no other block is left to run after a panic here.
+    #[inline]
+    fn fold_whole<I: Iterator<Item = T>>(&self, acc: Self::Acc, items: I) -> Self::Acc {
+        self.fold(acc, 0, items)
+    }
     /// Combines two partials, `left` from earlier positions (static) or a
     /// lower thread.
     fn combine(&self, left: Self::Acc, right: Self::Acc) -> Self::Acc;

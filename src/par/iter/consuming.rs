@@ -15,7 +15,7 @@ macro_rules! consuming_methods {
         where
             F: Fn(Self::Item) + Sync + Send,
         {
-            consume::for_each(self.into_par(), f)
+            consume::each::for_each(self.into_par(), f)
         }
 
         /// Calls `f` on each item with a state that `init` makes once per range
@@ -387,13 +387,32 @@ macro_rules! consuming_methods {
             crate::par::consume::vec_list(self.into_par())
         }
 
-        /// Stops the other threads' work soon after a panic in any of them,
-        /// as rayon's `panic_fuse`. Every tine call already does: after a
-        /// panic in one thread's share, the others skip their blocks that
-        /// have not started, and the first panic resumes on the caller. So
-        /// this returns the iterator as it is.
+        /// Stops the call's other work soon after a panic anywhere in it, as
+        /// rayon's `panic_fuse`: the blocks that have not started are
+        /// skipped, and the first panic resumes on the caller once the fork
+        /// has joined. Without it, a panic in `for_each` ends only its own
+        /// block (at most `with_max_len` items), and every other block
+        /// still runs, as in rayon; every other consumer's call already
+        /// stops at its next blocks, its result being lost.
+        ///
+        /// ```
+        /// use tine::prelude::*;
+        /// use std::sync::atomic::{AtomicUsize, Ordering};
+        ///
+        /// let ran = AtomicUsize::new(0);
+        /// let each = |i: u32| {
+        ///     assert!(i != 50, "boom");
+        ///     ran.fetch_add(1, Ordering::Relaxed);
+        /// };
+        /// let pool = tine::spawn_pool(1);
+        /// let caught = std::panic::catch_unwind(|| {
+        ///     pool.install(|| (0..100u32).into_par_iter().with_max_len(1).for_each(each))
+        /// });
+        /// assert!(caught.is_err());
+        /// assert_eq!(ran.load(Ordering::Relaxed), 99); // every other item ran
+        /// ```
         fn panic_fuse(self) -> Par<Self::Producer> {
-            self.into_par()
+            self.into_par().configure(|config| config.panic_fuse = true)
         }
     };
 }

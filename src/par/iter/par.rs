@@ -55,6 +55,11 @@ impl<P: Producer> Par<P> {
         (producer, self.config)
     }
 
+    /// Whether `panic_fuse` is set anywhere in the chain.
+    pub(crate) fn fused(&self) -> bool {
+        self.config.panic_fuse
+    }
+
     /// The number of positions.
     pub(crate) fn producer_len(&self) -> usize {
         self.producer.as_ref().map_or(0, Producer::len)

@@ -34,6 +34,10 @@ impl Builder {
         nest.hand_over_always = !self.caller_runs;
         // A one-thread team has no other thread to leave the jobs to.
         nest.server_runs_jobs = self.server_runs_jobs || self.threads == 1;
+        if !self.caller_runs {
+            // Counted out by the pool's drop.
+            super::super::entry::count_handing_over(true);
+        }
         Ok(ThreadPool {
             team: Arc::new(team),
             workers: Vec::with_capacity(workers),
