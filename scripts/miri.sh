@@ -64,6 +64,10 @@ all)
     # by their runner), with a panic crossing back to the caller.
     miri stacked check --test many_callers -- a_call_made_during a_panic_in_a_handed_over_call
     miri stacked check --test spawn -- every_job_runs jobs_spawned_by_jobs a_panic_goes_to_the_handler
+    # A thread's mail: per-thread jobs posted from a region's tasks (stack
+    # jobs of a broadcast, boxed ones of spawn_broadcast), run by their
+    # owners or, once closed, by their posters.
+    miri stacked check --test broadcast_region
     ;;
 *)
     miri stacked ignore --test "$suites"

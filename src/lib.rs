@@ -187,15 +187,14 @@ pub use error::Error;
 #[doc(hidden)]
 pub use nest::model as nest_model;
 #[cfg(feature = "std")]
-pub use nest::{FnContext, Scope, Yield};
+pub use nest::{BroadcastContext, FnContext, Scope, Yield};
 #[cfg(feature = "std")]
 pub use par::prelude;
 #[cfg(feature = "std")]
 pub use pool::{
     broadcast, current_num_threads, current_thread_has_pending_tasks, current_thread_index,
     fork_thread_index, global, in_place_scope, join, join_context, max_num_threads, scope, spawn,
-    spawn_fifo, spawn_pool, yield_local, yield_now, BroadcastContext, Builder, ThreadPool,
-    ThreadStart,
+    spawn_fifo, spawn_pool, yield_local, yield_now, Builder, ThreadPool, ThreadStart,
 };
 #[cfg(feature = "std")]
 pub use schedule::Partials;

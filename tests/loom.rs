@@ -356,3 +356,12 @@ fn the_doorbell_never_loses_a_ring() {
 fn a_handed_over_call_runs_once_and_returns_its_result() {
     loom::model(tine::nest_model::hand_over_or_take_back);
 }
+
+/// A thread's mail (`src/nest/broadcast.rs`): a poster of two jobs and
+/// the owner, who takes its mail and then closes it; each job runs exactly
+/// once, on the owner or (once closed) on its poster, and its result
+/// reaches the poster.
+#[test]
+fn mail_runs_each_job_once_on_its_owner_or_its_poster() {
+    loom::model(tine::nest_model::mail_runs_once_on_its_owner);
+}

@@ -43,8 +43,8 @@ impl<'scope> ScopeFifo<'scope> {
             .spawn_fifo(move |scope| body(ScopeFifo::of(scope)));
     }
 
-    /// Starts `body` once on every thread of the pool, as tasks of this
-    /// scope.
+    /// Starts `body` once on every thread of the pool, each on its own
+    /// thread, as tasks of this scope (tine's `Scope::spawn_broadcast`).
     ///
     /// ```
     /// let count = std::sync::atomic::AtomicUsize::new(0);
@@ -59,9 +59,8 @@ impl<'scope> ScopeFifo<'scope> {
     where
         BODY: Fn(&ScopeFifo<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
     {
-        self.scope.spawn_fifo(move |scope| {
-            tine::broadcast(|context| body(ScopeFifo::of(scope), context));
-        });
+        self.scope
+            .spawn_broadcast(move |scope, context| body(ScopeFifo::of(scope), context));
     }
 }
 

@@ -18,9 +18,10 @@
 //! # State (per pool, allocated when the pool is built: [`Nest`])
 //!
 //! One cache-padded [`Slot`] per team thread: `shared` (a promoted job
-//! others may take, or null) and `wanted` (an idle thread asks the owner to
-//! promote). Beside them, `done` (the region's root has finished) and a
-//! [`Doorbell`] on which idle threads park.
+//! others may take, or null), `wanted` (an idle thread asks the owner to
+//! promote), and on a line of its own `mail` (jobs for the owner alone:
+//! `broadcast.rs`). Beside them, `done` (the region's root has finished,
+//! and the region's count) and a [`Doorbell`] on which idle threads park.
 //!
 //! # One join (`join.rs`)
 //!
@@ -109,12 +110,15 @@
 //!   joins record their job.
 //! - `region.rs`: entering a region; the idle loop; a pool's fork made from
 //!   inside a region of its own team.
+//! - `broadcast.rs`: a thread's mail, and the per-thread jobs sent
+//!   through it (`broadcast` from a task, `Scope::spawn_broadcast`).
 //! - `join.rs`, `scope.rs`, `yielding.rs`: one join, one scope and one
 //!   yield on a region's worker; the public calls that find the worker of
 //!   the current pool are in `pool/entry.rs`.
 //! - `model.rs` (loom only): the promotion/claim/take-back/latch handshake
 //!   as a loom model.
 
+pub(crate) mod broadcast;
 pub(crate) mod inject;
 mod job;
 pub(crate) mod join;
@@ -125,6 +129,7 @@ pub(crate) mod scope;
 pub(crate) mod worker;
 pub(crate) mod yielding;
 
+pub use broadcast::BroadcastContext;
 pub use join::FnContext;
 pub use scope::Scope;
 pub use yielding::Yield;
@@ -136,7 +141,7 @@ pub(crate) fn hide_worker_unless_of(nest: &Nest) -> Option<impl Drop> {
     worker::Worker::hide_unless_of(nest)
 }
 
-use crate::sync::{AtomicBool, AtomicPtr, Ordering};
+use crate::sync::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use crate::wait::{Doorbell, Waiter};
 use core::time::Duration;
 use crossbeam_utils::CachePadded;
@@ -151,6 +156,9 @@ pub(crate) struct Slot {
     shared: AtomicPtr<Header>,
     /// Set by a thread that found nothing to do: promote at the next join.
     wanted: AtomicBool,
+    /// Jobs for the owner alone, newest first, or closed (`broadcast.rs`),
+    /// on a line of its own: only posters and the owner touch it.
+    mail: CachePadded<AtomicPtr<Header>>,
 }
 
 impl Slot {
@@ -158,6 +166,7 @@ impl Slot {
         Slot {
             shared: AtomicPtr::new(core::ptr::null_mut()),
             wanted: AtomicBool::new(false),
+            mail: CachePadded::new(AtomicPtr::new(core::ptr::null_mut())),
         }
     }
 
@@ -215,11 +224,21 @@ impl Slot {
     }
 }
 
+/// The end of the current region, and which region it is.
+struct Ending {
+    /// The region's root has finished (see the invariants).
+    flag: AtomicBool,
+    /// Regions entered so far (wrapping), written by the thread that
+    /// holds the team as it enters one: what a closed mail names
+    /// (`broadcast.rs`).
+    epoch: AtomicUsize,
+}
+
 /// A pool's nested-parallelism state, built with the pool.
 pub(crate) struct Nest {
     slots: Box<[CachePadded<Slot>]>,
-    /// The region's root has finished (see the invariants).
-    done: CachePadded<AtomicBool>,
+    /// The region's end flag and its count, on the line idle threads poll.
+    done: CachePadded<Ending>,
     bell: Doorbell,
     waiter: Waiter,
     /// Calls handed over by callers that found the team busy, and
@@ -257,7 +276,10 @@ impl Nest {
             slots: (0..threads)
                 .map(|_| CachePadded::new(Slot::new()))
                 .collect(),
-            done: CachePadded::new(AtomicBool::new(false)),
+            done: CachePadded::new(Ending {
+                flag: AtomicBool::new(false),
+                epoch: AtomicUsize::new(0),
+            }),
             bell: Doorbell::new(),
             waiter,
             injector: Injector::new(),
@@ -327,6 +349,18 @@ impl Nest {
     pub(crate) fn is_stopping(&self) -> bool {
         // Acquire: pairs with the Release store in `stop_serving`.
         self.stopping.load(Ordering::Acquire)
+    }
+
+    /// The current region's count: read by threads in the region, which
+    /// the fork's generation ordered after its write (`reset`).
+    pub(crate) fn epoch(&self) -> usize {
+        // Relaxed: as just said.
+        self.done.epoch.load(Ordering::Relaxed)
+    }
+
+    /// The number of threads of the team.
+    pub(crate) fn threads(&self) -> usize {
+        self.slots.len()
     }
 
     /// The pool's waiting policy.

@@ -1,6 +1,6 @@
 //! Loom models of the promotion/claim/take-back/latch handshake, of the
-//! doorbell, and of the injector's hand-over (run from `tests/loom.rs`;
-//! loom only, hidden from the docs).
+//! doorbell, of the injector's hand-over, and of a thread's mail (run from
+//! `tests/loom.rs`; loom only, hidden from the docs).
 //!
 //! Each model runs the real [`Slot`], [`StackJob`] and [`Doorbell`] code.
 //! The job's closure reads a value the owner wrote before promoting it, and
@@ -9,6 +9,7 @@
 //! not ordered by the handshake, if a job runs twice or never, or if a
 //! parked thread is never woken.
 
+use super::broadcast::Posted;
 use super::inject::{self, CallJob};
 use super::job::{run, Header, StackJob};
 use super::worker::Worker;
@@ -181,4 +182,61 @@ pub fn hand_over_or_take_back() {
     assert!(nest.injector.is_empty());
     // Exactly once: the runner popped it or the caller took it back.
     assert_eq!(runs.load(Ordering::Relaxed), 1);
+}
+
+/// A thread posts two jobs to another's mail while that one takes its
+/// mail and then closes it, as a thread leaving its region does: each job
+/// runs exactly once (on the owner, or on the poster once the mail is
+/// closed), and the poster sees both results. The jobs' closures read a
+/// value the poster wrote before posting; loom fails the model if a read
+/// is not ordered by the post and the take or close.
+pub fn mail_runs_once_on_its_owner() {
+    let slot = Arc::new(Slot::new());
+    // Closed in an earlier region (0): counts as empty in this one (1).
+    assert!(slot.close_mail(0).is_null());
+    let owner = {
+        let slot = Arc::clone(&slot);
+        thread::spawn(move || {
+            if let Some(job) = slot.take_mail() {
+                // SAFETY: taken from our own mail; its poster waits for it.
+                unsafe { run(job) };
+            }
+            let mut job = slot.close_mail(1);
+            while !job.is_null() {
+                // SAFETY: as above; the link is read before the job runs.
+                let older = unsafe { (*job).prev.get() };
+                // SAFETY: as above.
+                unsafe { run(job) };
+                job = older;
+            }
+        })
+    };
+    let input = Input(UnsafeCell::new(0));
+    let runs = AtomicUsize::new(0);
+    // SAFETY: nothing is posted yet: ours alone.
+    input.0.with_mut(|value| unsafe { *value = 5 });
+    let read = |_| {
+        runs.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the post's Release and the take's Acquire order the
+        // write above before this read.
+        input.0.with(|value| unsafe { *value }) + 1
+    };
+    let jobs = [StackJob::new(read), StackJob::new(read)];
+    for job in &jobs {
+        if let Posted::Closed = slot.post(job.header(), 1) {
+            // SAFETY: not posted: ours alone to run.
+            unsafe { run(job.header()) };
+        }
+    }
+    for job in &jobs {
+        // SAFETY: alive in this frame until the latch is seen.
+        while !unsafe { (*job.header()).probe() } {
+            thread::yield_now();
+        }
+        // SAFETY: the latch is set; once.
+        assert_eq!(unsafe { job.take_result() }.unwrap_or(0), 6);
+    }
+    owner.join().unwrap();
+    assert_eq!(runs.load(Ordering::Relaxed), 2);
+    assert!(!slot.has_mail());
 }

@@ -11,15 +11,21 @@ use crate::team::{in_task, run_inline, Share, Team};
 use core::cell::Cell;
 
 impl Nest {
-    /// Before a region's fork is published (the team's `prepare`): clear
-    /// the end flag and stale requests, and ask thread 0 (the caller, which
+    /// Before a region's fork is published (the team's `prepare`): count
+    /// the region (a closed mail names it), clear the end flag and stale
+    /// requests, and ask thread 0 (the caller, which
     /// runs the root) for work on behalf of the idle threads about to
     /// start: the root's first join then offers its second closure at once,
     /// not after a request has crossed from a waking thread (a cache-line
     /// transfer each way). The generation's Release store publishes these
     /// writes.
     fn reset(&self) {
-        self.done.store(false, Ordering::Relaxed);
+        self.done.flag.store(false, Ordering::Relaxed);
+        // Only the thread that holds the team writes it.
+        let epoch = self.done.epoch.load(Ordering::Relaxed);
+        self.done
+            .epoch
+            .store(epoch.wrapping_add(1), Ordering::Relaxed);
         for (index, slot) in self.slots.iter().enumerate() {
             slot.wanted.store(index == 0, Ordering::Relaxed);
         }
@@ -29,7 +35,7 @@ impl Nest {
     fn finish(&self) {
         // Release: pairs with the Acquire load in `idle`; everything the
         // root did happens before the idle threads leave.
-        self.done.store(true, Ordering::Release);
+        self.done.flag.store(true, Ordering::Release);
         self.bell.ring();
     }
 }
@@ -109,6 +115,10 @@ fn enter_or<R, F: FnOnce(&Worker) -> R>(
             }));
             worker.drain();
             nest.finish();
+            // After the end flag, off the idle threads' way out: mail
+            // posted meanwhile (by a job still running on one of them) runs
+            // here as the mail closes.
+            worker.close_mail();
             if let Ok(Some(value)) = result {
                 // SAFETY: as above.
                 cell.result
@@ -239,10 +249,12 @@ fn idle(worker: &Worker, serving: bool) {
             continue;
         }
         // Acquire: pairs with the Release store in `Nest::finish`.
-        if nest.done.load(Ordering::Acquire) {
+        if nest.done.flag.load(Ordering::Acquire) {
             // Our list and slot are empty (`find_work` found nothing), and
-            // only we fill them. Queued work is left to the next region:
-            // a finished root's caller waits for nothing more.
+            // only we fill them; mail posted since runs as we close it.
+            // Queued work is left to the next region: a finished root's
+            // caller waits for nothing more.
+            worker.close_mail();
             return;
         }
         // Handed-over calls, and in the serving thread's region spawned
@@ -263,7 +275,11 @@ fn idle(worker: &Worker, serving: bool) {
         worker.ask_for_work();
         nest.bell.wait(
             &nest.waiter,
-            || nest.done.load(Ordering::Relaxed) || nest.has_work(serving),
+            || {
+                nest.done.flag.load(Ordering::Relaxed)
+                    || nest.has_work(serving)
+                    || worker.slot().has_mail()
+            },
             || worker.ask_for_work(),
         );
     }

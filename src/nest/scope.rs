@@ -27,6 +27,8 @@ pub struct Scope<'scope> {
     pending: AtomicUsize,
     /// The first panic of a spawned task (a boxed payload), or null.
     panic: AtomicPtr<Payload>,
+    /// The threads of the pool the scope runs on (`spawn_broadcast`'s).
+    threads: usize,
     /// Invariant in `'scope`, and `Send + Sync`, as rayon's.
     marker: ScopeMarker<'scope>,
 }
@@ -64,6 +66,7 @@ where
     let scope = Scope {
         pending: AtomicUsize::new(0),
         panic: AtomicPtr::new(core::ptr::null_mut()),
+        threads: worker.nest().threads(),
         marker: PhantomData,
     };
     let result = catch_unwind(AssertUnwindSafe(|| op(&scope)));
@@ -134,16 +137,7 @@ impl<'scope> Scope<'scope> {
     where
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
-        self.pending.fetch_add(1, Ordering::Relaxed);
-        let scope = ScopePtr(self);
-        let job = HeapJob::into_raw(move || {
-            let this = scope.get();
-            // SAFETY: the scope waits for this task's decrement, so it is
-            // alive until `complete` below.
-            let result = catch_unwind(AssertUnwindSafe(|| body(unsafe { &*this })));
-            // SAFETY: as above; our last touch of the scope.
-            unsafe { Scope::complete(this, result.err()) };
-        });
+        let job = self.task(body);
         Worker::with_current(|worker| match worker {
             Some(worker) => {
                 if fifo {
@@ -158,6 +152,29 @@ impl<'scope> Scope<'scope> {
             // SAFETY: ours alone: never published.
             None => unsafe { run(Spawned::header(job)) },
         })
+    }
+
+    /// `body` as a task of this scope, counted: a heap job that runs it,
+    /// keeps its panic, and counts the scope down as its last touch.
+    pub(super) fn task<BODY>(&self, body: BODY) -> *const Spawned
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        self.pending.fetch_add(1, Ordering::Relaxed);
+        let scope = ScopePtr(self);
+        HeapJob::into_raw(move || {
+            let this = scope.get();
+            // SAFETY: the scope waits for this task's decrement, so it is
+            // alive until `complete` below.
+            let result = catch_unwind(AssertUnwindSafe(|| body(unsafe { &*this })));
+            // SAFETY: as above; our last touch of the scope.
+            unsafe { Scope::complete(this, result.err()) };
+        })
+    }
+
+    /// The threads of the pool this scope runs on.
+    pub(super) fn threads(&self) -> usize {
+        self.threads
     }
 
     /// A task's end: keeps its panic if it is the first, then counts down.
@@ -196,11 +213,7 @@ impl<'scope> Scope<'scope> {
         );
         if kept.is_err() {
             // SAFETY: not stored: still ours.
-            let loser = unsafe { Box::from_raw(boxed) };
-            // A payload whose drop panics must not unwind out of a task.
-            if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(loser))) {
-                core::mem::forget(again);
-            }
+            drop_payload(*unsafe { Box::from_raw(boxed) });
         }
     }
 
@@ -208,5 +221,13 @@ impl<'scope> Scope<'scope> {
         let kept = self.panic.swap(core::ptr::null_mut(), Ordering::Relaxed);
         // SAFETY: stored by `keep_panic` from `Box::into_raw`, taken once.
         (!kept.is_null()).then(|| *unsafe { Box::from_raw(kept) })
+    }
+}
+
+/// Drops a panic payload that lost to an earlier one; a payload whose
+/// drop panics in turn is forgotten, so nothing unwinds out of a task.
+pub(super) fn drop_payload(payload: Payload) {
+    if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+        core::mem::forget(again);
     }
 }

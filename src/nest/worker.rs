@@ -176,9 +176,14 @@ impl Worker {
     }
 
     #[inline]
-    fn slot(&self) -> &Slot {
+    pub(super) fn slot(&self) -> &Slot {
         // SAFETY: the slot belongs to the nest, which outlives the worker.
         unsafe { &*self.slot }
+    }
+
+    /// This thread's index in the team.
+    pub(super) fn index(&self) -> usize {
+        self.index
     }
 
     /// Opens a join whose job is `job`: links it in front of the open
@@ -402,6 +407,9 @@ impl Worker {
         if !self.region {
             return None;
         }
+        if let Some(job) = self.slot().take_mail() {
+            return Some(job);
+        }
         let slots = &self.nest().slots;
         (1..=slots.len())
             .map(|step| &slots[(self.index + step) % slots.len()])
@@ -411,8 +419,12 @@ impl Worker {
     /// A job of this thread's own to run: its newest spawned job, else the
     /// job in its slot.
     pub(crate) fn find_local_work(&self) -> Option<*const Header> {
-        self.pop_newest_spawned()
-            .or_else(|| self.region.then(|| self.slot().claim()).flatten())
+        self.pop_newest_spawned().or_else(|| {
+            let slot = self.slot();
+            self.region
+                .then(|| slot.take_mail().or_else(|| slot.claim()))
+                .flatten()
+        })
     }
 
     /// Asks every other thread of the region to promote a job.
@@ -458,7 +470,7 @@ impl Worker {
             let region = self.region;
             if !nest
                 .waiter
-                .spin(|| done() || (region && nest.has_work(false)))
+                .spin(|| done() || (region && (nest.has_work(false) || self.slot().has_mail())))
             {
                 std::thread::yield_now();
             }

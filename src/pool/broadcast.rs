@@ -1,5 +1,6 @@
-//! rayon's per-thread calls: [`broadcast`], [`BroadcastContext`],
-//! [`current_thread_index`], and the pool methods of the same names.
+//! rayon's per-thread calls: [`broadcast`], [`current_thread_index`], and
+//! the pool methods of the same names (`BroadcastContext` and the
+//! broadcast inside a region are the nested engine's, `nest/broadcast.rs`).
 //!
 //! They exist for code that keeps one slot of state per thread (a buffer,
 //! an RNG, a counter), indexed by the thread's index in its pool. In tine
@@ -8,8 +9,9 @@
 //! [`crate::pool::current_num_threads`] and no two threads of one fork share it.
 
 use super::ThreadPool;
+use crate::nest::broadcast::{broadcast_here, BroadcastContext};
+use crate::nest::worker::Worker;
 use core::cell::UnsafeCell;
-use core::marker::PhantomData;
 use std::vec::Vec;
 
 /// This thread's index in the pool it works for, as rayon's
@@ -64,10 +66,13 @@ pub fn max_num_threads() -> usize {
     u32::MAX as usize
 }
 
-/// Runs `op` once on every thread of the current pool (the one `install`
-/// made current, else the global pool) and returns the results in thread
-/// order, as rayon's `broadcast`. One fork; the results are the one
-/// allocation.
+/// Runs `op` once on every thread of the current pool and returns the
+/// results in thread order, as rayon's `broadcast`. From outside every
+/// region: the pool `install` made current, else the global pool, in one
+/// fork. From a task of a region (a `join`'s closure, a scope's task, a
+/// call handed to a busy pool): that region's pool, each thread running
+/// its own index when it next looks for work, while this thread runs its
+/// own at once and then waits, running other jobs meanwhile.
 ///
 /// ```
 /// let pool = tine::spawn_pool(3);
@@ -83,37 +88,50 @@ where
     OP: Fn(BroadcastContext<'_>) -> R + Sync,
     R: Send,
 {
-    super::current::with_current_pool(|pool| pool.broadcast(op))
-}
-
-/// What [`broadcast`]'s closure learns about the thread it runs on.
-#[derive(Debug)]
-pub struct BroadcastContext<'a> {
-    index: usize,
-    num_threads: usize,
-    _not_send: PhantomData<&'a *mut ()>,
-}
-
-impl BroadcastContext<'_> {
-    /// This thread's index, `0..num_threads()`.
-    #[inline]
-    pub fn index(&self) -> usize {
-        self.index
-    }
-
-    /// The number of threads the broadcast runs on (each runs it once).
-    #[inline]
-    pub fn num_threads(&self) -> usize {
-        self.num_threads
+    let op = &op;
+    let here = Worker::with_current(|worker| match worker {
+        Some(worker) if worker.in_region() => {
+            let threads = worker.nest().threads();
+            Some(collect(threads, op, |each| broadcast_here(worker, each)))
+        }
+        _ => None,
+    });
+    match here {
+        Some(results) => results,
+        None => super::current::with_current_pool(|pool| pool.broadcast(op)),
     }
 }
 
 /// One result slot per thread, each written by one thread only.
 struct Slots<R>(Vec<UnsafeCell<Option<R>>>);
 
-// SAFETY: thread `i` writes slot `i` only, and the fork's join orders every
-// write before the caller reads the slots.
+// SAFETY: thread `i` writes slot `i` only, and the fork's join (or the
+// latches the region's broadcast waits for) orders every write before the
+// caller reads the slots.
 unsafe impl<R: Send> Sync for Slots<R> {}
+
+/// Runs `op` for each index of `0..num_threads` through `run`, which must
+/// call the closure it gets once per index (each on its own thread), and
+/// returns the results in index order.
+fn collect<OP, R>(num_threads: usize, op: OP, run: impl FnOnce(&(dyn Fn(usize) + Sync))) -> Vec<R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+{
+    let slots = Slots((0..num_threads).map(|_| UnsafeCell::new(None)).collect());
+    let shared = &slots; // the whole `Slots` (which is `Sync`), not its field
+    run(&|index: usize| {
+        let result = op(BroadcastContext::new(index, num_threads));
+        // SAFETY: `run` calls this once per index, so no other thread
+        // touches this slot meanwhile.
+        unsafe { *shared.0[index].get() = Some(result) };
+    });
+    slots
+        .0
+        .into_iter()
+        .map(|slot| slot.into_inner().expect("every thread ran its share"))
+        .collect()
+}
 
 impl ThreadPool {
     /// Runs `op` once on every thread of this pool, and returns the
@@ -128,32 +146,26 @@ impl ThreadPool {
         OP: Fn(BroadcastContext<'_>) -> R + Sync,
         R: Send,
     {
-        let num_threads = self.threads();
-        let slots = Slots((0..num_threads).map(|_| UnsafeCell::new(None)).collect());
-        let shared = &slots; // the whole `Slots` (which is `Sync`), not its field
-        let share = |index: usize, _colocation: usize| {
-            let result = op(BroadcastContext {
-                index,
-                num_threads,
-                _not_send: PhantomData,
+        collect(self.threads(), op, |each| {
+            let in_region = Worker::with_current(|worker| match worker {
+                Some(worker) if worker.is_region_of(self.nest()) => {
+                    broadcast_here(worker, each);
+                    true
+                }
+                _ => false,
             });
-            // SAFETY: the fork runs each index once, so no other thread
-            // touches this slot during the fork.
-            unsafe { *shared.0[index].get() = Some(result) };
-        };
-        if self.hand_over {
-            // Each thread of the team runs its own index: the team's fork
-            // itself, not a hand-over (whose region would split the
-            // indices over whichever threads are idle).
-            self.team().fork(&share);
-        } else {
-            self.for_threads(share);
-        }
-        slots
-            .0
-            .into_iter()
-            .map(|slot| slot.into_inner().expect("every thread ran its share"))
-            .collect()
+            if in_region {
+                return;
+            }
+            if self.hand_over {
+                // Each thread of the team runs its own index: the team's
+                // fork itself, not a hand-over (whose region would split
+                // the indices over whichever threads are idle).
+                self.team().fork(&|index, _| each(index));
+            } else {
+                self.for_threads(|index, _| each(index));
+            }
+        })
     }
 
     /// The number of threads in this pool, as rayon's method of this name

@@ -19,9 +19,7 @@ pub(crate) mod current;
 pub(crate) mod entry;
 pub(crate) mod serve;
 
-pub use broadcast::{
-    broadcast, current_thread_index, fork_thread_index, max_num_threads, BroadcastContext,
-};
+pub use broadcast::{broadcast, current_thread_index, fork_thread_index, max_num_threads};
 pub use builder::{Builder, ThreadStart};
 pub use current::{current_num_threads, global};
 pub use entry::{
