@@ -126,7 +126,9 @@
 //!   several (after `filter`, `flat_map`, a bridge) gathers its items into a
 //!   `Vec` first: one range cannot tell where the first item is.
 //! - 128-bit ranges longer than `usize::MAX` (rayon's `octillion` test) are
-//!   not offered: a range's length is a `usize` here.
+//!   not offered: a range's length is a `usize` here. The same test's
+//!   searches through a `flat_map` of ranges of 10^9 items each need the
+//!   inner iterators split, which the serial inner walk above does not.
 //! - No `rayon::iter::plumbing` (`Producer`, `Consumer`, `bridge`): tine's
 //!   producers have a contract of their own (`Producer`, with positions
 //!   handed out once), so a crate that builds its own parallel iterators on
