@@ -59,7 +59,7 @@ fn is_closed(head: *const Header) -> bool {
 }
 
 /// What a closure run on every thread learns about the thread it runs on:
-/// rayon's `BroadcastContext`, for [`crate::pool::broadcast::broadcast`]
+/// rayon's `BroadcastContext`, for the pool layer's `broadcast`
 /// and [`Scope::spawn_broadcast`].
 #[derive(Debug)]
 pub struct BroadcastContext<'a> {
