@@ -72,7 +72,10 @@ pub fn max_num_threads() -> usize {
 /// fork. From a task of a region (a `join`'s closure, a scope's task, a
 /// call handed to a busy pool): that region's pool, each thread running
 /// its own index when it next looks for work, while this thread runs its
-/// own at once and then waits, running other jobs meanwhile.
+/// own at once and then waits, running other jobs meanwhile. (A call
+/// handed to a busy pool may outlive the root of the region whose idle
+/// thread took it: the indices of threads that have left that region by
+/// then run on this thread.)
 ///
 /// ```
 /// let pool = tine::spawn_pool(3);
