@@ -10,7 +10,6 @@ mod support;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::thread::ThreadId;
 use std::time::Duration;
 use support::within;
 use tine::prelude::*;
@@ -81,12 +80,26 @@ fn wait_for(flag: &AtomicBool) {
 /// The threads that ran a `join`'s two closures and a `for_n`'s tasks,
 /// both called from this thread (calls that always enter the pool; a
 /// small parallel iterator may stay on its caller by the cutoff's choice).
-fn item_threads(pool: &ThreadPool) -> Vec<ThreadId> {
-    let here = || std::thread::current().id();
-    let (a, b) = pool.join(here, here);
-    let threads = std::sync::Mutex::new(vec![a, b]);
-    pool.for_n(16, |_| threads.lock().unwrap().push(here()));
-    threads.into_inner().unwrap()
+/// (Atomics only, no `Mutex`: ThreadSanitizer runs this file, and std's
+/// lock is not instrumented.)
+fn item_threads(pool: &ThreadPool) -> Vec<usize> {
+    let (a, b) = pool.join(thread_number, thread_number);
+    let tasks: Vec<AtomicUsize> = (0..16).map(|_| AtomicUsize::new(0)).collect();
+    pool.for_n(16, |prong| {
+        tasks[prong.task_index].store(thread_number(), Ordering::Relaxed)
+    });
+    let mut threads = vec![a, b];
+    threads.extend(tasks.iter().map(|task| task.load(Ordering::Relaxed)));
+    threads
+}
+
+/// A number of this thread's own, never 0.
+fn thread_number() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(1);
+    std::thread_local! {
+        static NUMBER: usize = NEXT.fetch_add(1, Ordering::Relaxed);
+    }
+    NUMBER.with(|number| *number)
 }
 
 #[test]
@@ -109,7 +122,7 @@ fn a_call_made_during_anothers_region_runs_on_its_idle_thread() {
             });
             s.spawn(|| {
                 wait_for(&entered);
-                let caller = std::thread::current().id();
+                let caller = thread_number();
                 let threads = item_threads(&pool);
                 // Release: pairs with the Acquire in `wait_for`.
                 finished.store(true, Ordering::Release);
@@ -126,20 +139,26 @@ fn a_call_made_during_anothers_region_runs_on_its_idle_thread() {
 fn a_call_made_during_a_plain_fork_runs_on_the_pool_once_it_ends() {
     within(LIMIT, || {
         let pool = patient_pool(2);
-        let entered = AtomicBool::new(false);
+        let (entered, calling) = (AtomicBool::new(false), AtomicBool::new(false));
         support::scope(|s| {
             s.spawn(|| {
                 pool.for_threads(|thread_index, _| {
                     if thread_index == 0 {
                         // Release: pairs with the Acquire in `wait_for`.
                         entered.store(true, Ordering::Release);
+                        // Held until the other thread is about to call, and
+                        // then long enough for its calls to be handed over
+                        // (on a loaded host it may start late).
+                        wait_for(&calling);
                         std::thread::sleep(Duration::from_millis(100));
                     }
                 });
             });
             s.spawn(|| {
                 wait_for(&entered);
-                let caller = std::thread::current().id();
+                // Release: pairs with the Acquire in `wait_for`.
+                calling.store(true, Ordering::Release);
+                let caller = thread_number();
                 let threads = item_threads(&pool);
                 assert!(
                     threads.iter().all(|&thread| thread != caller),
