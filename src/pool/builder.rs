@@ -294,11 +294,11 @@ impl Builder {
     ///
     /// ```
     /// let pool = tine::ThreadPool::builder().threads(2).name("own").caller_runs(false).build()?;
-    /// let names = pool.join(
-    ///     || std::thread::current().name().map(str::to_owned),
-    ///     || (),
-    /// );
-    /// assert_eq!(names.0.as_deref(), Some("own:0"));
+    /// let name = || std::thread::current().name().map(str::to_owned);
+    /// let (a, b) = pool.join(name, name);
+    /// // Both on the pool's threads (`own:0` or `own:1`), never the caller's.
+    /// assert!(a.is_some_and(|a| a.starts_with("own:")));
+    /// assert!(b.is_some_and(|b| b.starts_with("own:")));
     /// # Ok::<(), tine::Error>(())
     /// ```
     pub fn caller_runs(mut self, caller_runs: bool) -> Self {

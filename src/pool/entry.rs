@@ -298,8 +298,10 @@ impl ThreadPool {
     ///
     /// ```
     /// let pool = tine::ThreadPool::builder().threads(2).caller_runs(false).build()?;
-    /// let index = pool.enter(|| tine::current_thread_index());
-    /// assert_eq!(index, Some(0)); // thread 0 of the region: the pool's own
+    /// let here = std::thread::current().id();
+    /// let (index, there) = pool.enter(|| (tine::fork_thread_index(), std::thread::current().id()));
+    /// assert!(index.is_some()); // a thread of the pool's region
+    /// assert_ne!(there, here); // never the caller
     /// # Ok::<(), tine::Error>(())
     /// ```
     pub fn enter<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
