@@ -118,11 +118,11 @@ impl Slot {
             };
             // SAFETY: not yet published: the job is this thread's alone.
             unsafe { (*job).prev.set(older) };
-            // Release: publishes the job and its link; pairs with the
-            // Acquire exchange in `take_mail` and swap in `close_mail`.
             match self.mail.compare_exchange(
                 head,
                 job.cast_mut(),
+                // Release: publishes the job and its link; pairs with the
+                // Acquire exchange in `take_mail` and swap in `close_mail`.
                 Ordering::Release,
                 Ordering::Relaxed,
             ) {
@@ -153,11 +153,12 @@ impl Slot {
             }
             // SAFETY: a posted job, alive until it runs, which only we do.
             let older = unsafe { (*head).prev.get() };
-            // Acquire: as above, for a head that a new post put there.
             match self.mail.compare_exchange(
                 head,
                 older.cast_mut(),
+                // Acquire: pairs with the Release exchange in `post`.
                 Ordering::Acquire,
+                // Acquire: as above, for a head that a new post put there.
                 Ordering::Acquire,
             ) {
                 Ok(job) => return Some(job.cast_const()),
@@ -239,7 +240,7 @@ pub(crate) fn broadcast_here(worker: &Worker, op: &(dyn Fn(usize) + Sync)) {
         if let Err(payload) = unsafe { job.take_result() } {
             match first {
                 None => first = Some(payload),
-                Some(_) => super::scope::drop_payload(payload),
+                Some(_) => crate::team::panic::drop_payload(payload),
             }
         }
     }
@@ -330,11 +331,12 @@ unsafe impl<B: Send + Sync> Send for SharedRef<B> {}
 
 impl<B> Drop for SharedRef<B> {
     fn drop(&mut self) {
-        // SAFETY: alive until the last holder's decrement below. Another
-        // holder may free it as soon as ours lands, before `fetch_sub`
-        // returns: the argument std's `Arc::drop` relies on (a reference to
-        // an atomic, in an `UnsafeCell`, does not promise its memory stays
-        // allocated for the whole call); nothing touches it after.
+        // Another holder may free the box as soon as our decrement lands,
+        // before `fetch_sub` returns: the argument std's `Arc::drop` relies
+        // on (a reference to an atomic, in an `UnsafeCell`, does not
+        // promise its memory stays allocated for the whole call); nothing
+        // touches it after.
+        // SAFETY: alive until the last holder's decrement below.
         let holders = unsafe { &(*self.0).holders };
         // AcqRel: each holder's use of the body happens before the last
         // holder drops it (Release by the others, Acquire by the last).

@@ -213,7 +213,7 @@ impl<'scope> Scope<'scope> {
         );
         if kept.is_err() {
             // SAFETY: not stored: still ours.
-            drop_payload(*unsafe { Box::from_raw(boxed) });
+            crate::team::panic::drop_payload(*unsafe { Box::from_raw(boxed) });
         }
     }
 
@@ -221,13 +221,5 @@ impl<'scope> Scope<'scope> {
         let kept = self.panic.swap(core::ptr::null_mut(), Ordering::Relaxed);
         // SAFETY: stored by `keep_panic` from `Box::into_raw`, taken once.
         (!kept.is_null()).then(|| *unsafe { Box::from_raw(kept) })
-    }
-}
-
-/// Drops a panic payload that lost to an earlier one; a payload whose
-/// drop panics in turn is forgotten, so nothing unwinds out of a task.
-pub(super) fn drop_payload(payload: Payload) {
-    if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
-        core::mem::forget(again);
     }
 }

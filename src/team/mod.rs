@@ -132,7 +132,7 @@ mod env;
 #[cfg(feature = "std")]
 mod nesting;
 #[cfg(feature = "std")]
-mod panic;
+pub(crate) mod panic;
 
 #[cfg(feature = "std")]
 pub use env::DEFAULT_BUSY_WAIT;

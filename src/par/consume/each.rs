@@ -6,8 +6,7 @@ use crate::par::drive::Consumer;
 use crate::par::iter::Par;
 use crate::par::producer::Producer;
 
-/// A panic's payload, as `catch_unwind` returns it.
-type Payload = std::boxed::Box<dyn core::any::Any + Send>;
+use crate::team::panic::{drop_payload, Payload};
 
 /// `for_each`. A panic ends only the block it comes from (whose iterator
 /// drops the block's other items as it unwinds): the partial keeps the
@@ -54,18 +53,17 @@ impl<T, F: Fn(T) + Sync> Consumer<T> for ForEach<F> {
     }
 }
 
-/// Keeps `first`'s payload if there is one, else `next`; drops the other
-/// under `catch_unwind` (a payload whose `drop` panics is forgotten).
+/// Keeps `first`'s payload if there is one, else `next`; the other is
+/// dropped (`team::panic::drop_payload`: a `drop` that panics is caught).
 #[cold]
 fn first_payload(first: Option<Payload>, next: Payload) -> Payload {
-    let (kept, dropped) = match first {
-        Some(first) => (first, next),
-        None => return next,
-    };
-    if let Err(again) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(dropped))) {
-        core::mem::forget(again);
+    match first {
+        Some(first) => {
+            drop_payload(next);
+            first
+        }
+        None => next,
     }
-    kept
 }
 
 /// Runs `f` on every item of `par`; resumes the first panic after the
