@@ -698,6 +698,62 @@ fn rayons_type_names_name_the_iterators() {
     assert_eq!(k.count() + l.count(), 10 + 9);
 }
 
+/// The names whose rayon types carry a closure's type, named in generic
+/// signatures, as a library wrapping them would.
+#[test]
+fn rayons_closure_carrying_type_names_work_in_generic_signatures() {
+    use std::ops::Range;
+    use tine::iter::{MultiZip, Split, WalkTree, WalkTreePostfix, WalkTreePrefix};
+    type Cut = (Range<u32>, Option<Range<u32>>);
+    fn pieces<S: Fn(Range<u32>) -> Cut + Sync>(cut: S) -> Split<Range<u32>, S> {
+        tine::iter::split(0..100, cut)
+    }
+    fn runs<'a, F: Fn(&u32, &u32) -> bool + Send + Sync>(
+        v: &'a mut [u32],
+        same: F,
+    ) -> tine::slice::ChunkByMut<'a, u32, F> {
+        v.par_chunk_by_mut(same)
+    }
+    fn zipped<A: IndexedParallelIterator, B: IndexedParallelIterator>(
+        a: A,
+        b: B,
+    ) -> MultiZip<(A, B)> {
+        (a, b).into_par_iter()
+    }
+    fn kids(n: &u32) -> Vec<u32> {
+        if *n < 8 {
+            vec![2 * n, 2 * n + 1]
+        } else {
+            vec![]
+        }
+    }
+    let halves = |r: Range<u32>| {
+        if r.len() < 10 {
+            return (r, None);
+        }
+        let mid = r.start + r.len() as u32 / 2;
+        (r.start..mid, Some(mid..r.end))
+    };
+    let total: u32 = pieces(halves).map(|r| r.sum::<u32>()).sum();
+    assert_eq!(total, (0..100).sum());
+    let mut v = vec![1u32, 1, 2, 3, 3, 3];
+    let lens: Vec<usize> = runs(&mut v, |a, b| a == b).map(|r| r.len()).collect();
+    assert_eq!(lens, [2, 1, 3]);
+    let pairs: Vec<(u32, char)> = zipped(
+        (0..3u32).into_par_iter(),
+        "abc".par_chars().collect::<Vec<_>>().into_par_iter(),
+    )
+    .collect();
+    assert_eq!(pairs, [(0, 'a'), (1, 'b'), (2, 'c')]);
+    type Kids = fn(&u32) -> Vec<u32>;
+    let all: WalkTree<u32, Kids> = tine::iter::walk_tree(1, kids as Kids);
+    let pre: WalkTreePrefix<u32, Kids> = tine::iter::walk_tree_prefix(1, kids as Kids);
+    let post: WalkTreePostfix<u32, Kids> = tine::iter::walk_tree_postfix(1, kids as Kids);
+    assert_eq!(all.count(), 15);
+    assert_eq!(pre.collect::<Vec<_>>()[..3], [1, 2, 4]);
+    assert_eq!(post.collect::<Vec<_>>()[..3], [8, 9, 4]);
+}
+
 #[test]
 fn a_panic_in_for_each_ends_only_its_block_and_resumes_the_first_payload() {
     support::serialize_panic_output();

@@ -24,6 +24,7 @@ pub use paths::{array, collections, option, range, range_inclusive, result, stri
 /// [`Either`]: iter::Either
 pub mod iter {
     pub use super::paths::adaptor_types::*;
+    pub use super::paths::Pair;
     pub use crate::par::{
         empty, once, repeat, repeat_n, repeatn, split, walk_tree, walk_tree_postfix,
         walk_tree_prefix, Empty, Once, Repeat, RepeatN,

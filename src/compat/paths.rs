@@ -169,6 +169,9 @@ pub(super) mod slice_types {
 
     /// `slice.par_chunk_by(f)`.
     pub type ChunkBy<'a, T, F> = Par<crate::par::ChunkByProducer<'a, T, F>>;
+    /// `slice.par_chunk_by_mut(f)`. tine finds the runs before the call
+    /// returns, so the predicate's type `F` is only named.
+    pub type ChunkByMut<'a, T, F> = Par<crate::par::SplitMutProducer<'a, super::First<T, F>>>;
     /// `slice.par_array_windows::<N>()`.
     pub type ArrayWindows<'a, T, const N: usize> =
         Par<crate::par::Map<WindowsProducer<'a, T>, fn(&[T]) -> &[T; N]>>;
@@ -202,7 +205,7 @@ pub(super) mod slice_types {
 /// the method of the same name returns on an `I` (tine's one type, [`Par`],
 /// over the adaptor's producer).
 pub(super) mod adaptor_types {
-    use crate::par::{self, IndexedParallelIterator, Par, ParallelIterator};
+    use crate::par::{self, IndexedParallelIterator, IntoParallelIterator, Par, ParallelIterator};
 
     /// The producer of a parallel iterator `I`.
     type P<I> = <I as ParallelIterator>::Producer;
@@ -289,4 +292,38 @@ pub(super) mod adaptor_types {
 
     /// The items of a parallel iterator `I`.
     type Item<I> = <I as ParallelIterator>::Item;
+
+    /// `(a, b, ..).into_par_iter()` on a tuple `T` of indexed parallel
+    /// iterators: their items zipped, as tuples.
+    pub type MultiZip<T> = <T as IntoParallelIterator>::Iter;
+    /// `split(data, splitter)`: the pieces, in order. tine cuts before the
+    /// call returns, so the splitter's type `S` is only named.
+    pub type Split<D, S> = Par<par::VecProducer<super::First<D, S>>>;
+    /// `walk_tree(root, children_of)`: the nodes (prefix order). tine
+    /// walks before the call returns, so `B` is only named.
+    pub type WalkTree<S, B> = Par<par::VecProducer<super::First<S, B>>>;
+    /// `walk_tree_prefix(root, children_of)`: the nodes, each before its
+    /// children.
+    pub type WalkTreePrefix<S, B> = Par<par::VecProducer<super::First<S, B>>>;
+    /// `walk_tree_postfix(root, children_of)`: the nodes, each after its
+    /// children.
+    pub type WalkTreePostfix<S, B> = Par<par::VecProducer<super::First<S, B>>>;
+}
+
+/// `A`, with `B` named too: rayon's type names carry type parameters
+/// (a closure's type) that tine's iterator types do not, and an alias must
+/// use each of its parameters.
+type First<A, B> = <(A, B) as Pair>::First;
+
+/// The first type of a pair. rayon's type names `Split<D, S>`,
+/// `WalkTree<S, B>` and `ChunkByMut<'a, T, F>` carry a closure's type that
+/// tine's iterator types do not hold; their aliases name it through this
+/// trait (`<(A, B) as Pair>::First` is `A`).
+pub trait Pair {
+    /// The first type.
+    type First;
+}
+
+impl<A, B> Pair for (A, B) {
+    type First = A;
 }
