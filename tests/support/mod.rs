@@ -47,7 +47,9 @@ pub fn serialize_panic_output() {
             // Acquire: pairs with the Release store below, so each message
             // is printed after the previous one, as TSan sees it.
             while PRINTING.swap(true, Ordering::Acquire) {
-                std::hint::spin_loop();
+                // Yield, not spin: on 2 cores the spinners would take the
+                // printing thread's CPU.
+                std::thread::yield_now();
             }
             print(info);
             // Release: pairs with the Acquire swap above.
@@ -64,22 +66,29 @@ pub fn serialize_panic_output() {
     }
 }
 
+/// The most one tick of [`within`]'s watchdog counts towards its limit.
+pub const TICK_CAP: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// Runs `body` on its own thread and fails the test if it has not finished
 /// within `limit` (the hung thread is left behind; the test binary exits).
 /// Joined with `join`, which ThreadSanitizer sees (a channel inside std
 /// would not be).
+///
+/// The limit counts the watchdog's own ticks, each at most [`TICK_CAP`],
+/// not the wall clock: a tick that overslept (the machine paused, or so
+/// busy that the watchdog was not scheduled) is not taken for a hang of
+/// `body`, which was not running either.
 pub fn within<T: Send + 'static>(
     limit: std::time::Duration,
     body: impl FnOnce() -> T + Send + 'static,
 ) -> T {
-    let started = std::time::Instant::now();
     let runner = std::thread::spawn(body);
+    let mut waited = std::time::Duration::ZERO;
     while !runner.is_finished() {
-        assert!(
-            started.elapsed() < limit,
-            "hung: still running after {limit:?}"
-        );
+        assert!(waited < limit, "hung: still running after {limit:?}");
+        let tick = std::time::Instant::now();
         std::thread::sleep(std::time::Duration::from_millis(5));
+        waited += tick.elapsed().min(TICK_CAP);
     }
     runner
         .join()
