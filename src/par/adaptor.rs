@@ -9,13 +9,14 @@ use crate::wait::SpinLock;
 
 /// The items of an adaptor's `Producer` impl that pass straight through
 /// to the producer it wraps, `self.$base` of type `$P`, position for
-/// position: its length, its dropped ranges, where it is dead and whether
-/// it is boundless. Adaptors that keep their base's positions use it, so
+/// position: its length, its dropped ranges, where it is dead, and whether
+/// it is boundless or heavy. Adaptors that keep their base's positions use it, so
 /// that none forgets to pass `live_from` on (a `par_bridge` under one that
 /// did would walk ~2^61 empty blocks).
 macro_rules! same_positions {
     ($base:tt, $P:ident) => {
         const BOUNDLESS: bool = $P::BOUNDLESS;
+        const HEAVY: bool = $P::HEAVY;
 
         fn len(&self) -> usize {
             self.$base.len()

@@ -114,7 +114,7 @@ fn drive_here<P: Producer, C: Consumer<P::Item>>(
     // one asked with here), so the key travels with the call.
     let key = site::<P, C>();
     match route::<P, C>(config, n, key) {
-        Route::Alone => run_alone(producer, Blocks::of::<P::Item, C>(config), consumer, n),
+        Route::Alone => run_alone(producer, Blocks::of::<P, C>(config), consumer, n),
         Route::AskCutoff => decide_split_free(producer, config, consumer, n, key),
         Route::SerialOnTrust => serial_on_trust(producer, config, consumer, n),
         Route::Plan => plan(producer, config, consumer, n, None, key),
@@ -149,7 +149,7 @@ fn decide_split_free<P: Producer, C: Consumer<P::Item>>(
 ) -> C::Acc {
     let first = Cutoff::new(key, n);
     if first.decision() == Decision::Serial {
-        return run_alone(producer, Blocks::of::<P::Item, C>(config), consumer, n);
+        return run_alone(producer, Blocks::of::<P, C>(config), consumer, n);
     }
     plan(producer, config, consumer, n, Some(first), key)
 }
@@ -272,7 +272,7 @@ impl<'a, P: Producer, C: Consumer<P::Item>> Call<'a, P, C, C::Acc> {
             n,
             used,
             shares: Shares::new(n, used),
-            blocks: Blocks::of::<P::Item, C>(config),
+            blocks: Blocks::of::<P, C>(config),
             halt: CachePadded::new(AtomicBool::new(false)),
             _acc: core::marker::PhantomData,
         }

@@ -1,14 +1,22 @@
 //! The searches from the end: `find_last`, `find_map_last` and
 //! `position_last`, the answer of the highest position that has one.
 //!
-//! A thread's blocks go up, and the blocks of one call never overlap, so a
-//! block that starts below the start of a block with a hit lies wholly
-//! below it: its own hits would lose. The threads share the highest such
-//! start ([`Above`]) and skip every block below it; the thread whose range
-//! holds the answer walks its blocks to their end, keeping the last hit.
+//! The positions are searched in segments from the end, each a parallel
+//! call of its own: the last position, then the 4 before it, then 16, and
+//! so on, until one has a hit; the positions below it are dropped unseen.
+//! So a search whose answer lies near the end (over a range of 2^63 values,
+//! or 10^27) ends there, and one with no answer makes about `log4(len)`
+//! calls, most of them too small to fork.
+//!
+//! Within a segment, a thread's blocks go up, and the blocks of one call
+//! never overlap, so a block that starts below the start of a block with a
+//! hit lies wholly below it: its own hits would lose. The threads share the
+//! highest such start ([`Above`]) and skip every block below it; the thread
+//! whose range holds the answer walks its blocks to their end, keeping the
+//! last hit.
 
 use super::consume::run;
-use super::drive::Consumer;
+use super::drive::{drive, Consumer};
 use super::iter::Par;
 use super::producer::Producer;
 use crate::sync::{AtomicUsize, Ordering};
@@ -85,5 +93,81 @@ where
         test,
         above: Above::new(),
     };
-    run(par, &find).map(|(_, found)| found)
+    // A boundless producer (`par_bridge`) hands out its items from its
+    // first position on: one call, as any other consumer's.
+    if P::BOUNDLESS {
+        return run(par, &find).map(|(_, found)| found);
+    }
+    let (producer, config) = par.into_parts();
+    let mut unreached = Unreached {
+        producer: &producer,
+        end: producer.len(),
+    };
+    let mut size = 1usize;
+    while unreached.end > 0 {
+        let begin = unreached.end.saturating_sub(size);
+        let segment = Segment {
+            base: &producer,
+            offset: begin,
+            len: unreached.end - begin,
+        };
+        // The segment's positions are its call's to fold or drop.
+        unreached.end = begin;
+        if let Some((_, found)) = drive(&segment, &config, &find) {
+            return Some(found);
+        }
+        size = size.saturating_mul(4);
+    }
+    None
+}
+
+/// The positions `0..end` of a search from the end that no segment has
+/// taken yet: dropped unseen when the search ends, by an answer or a panic.
+struct Unreached<'a, P: Producer> {
+    producer: &'a P,
+    end: usize,
+}
+
+impl<P: Producer> Drop for Unreached<'_, P> {
+    fn drop(&mut self) {
+        // SAFETY: positions `0..end` were never handed out (each segment
+        // moves `end` below itself before its call).
+        unsafe { self.producer.drop_range(0, self.end) }
+    }
+}
+
+/// Positions `offset..offset + len` of a producer, as a producer of their
+/// own (position `i` is the base's `offset + i`).
+struct Segment<'a, P> {
+    base: &'a P,
+    offset: usize,
+    len: usize,
+}
+
+// SAFETY: every range is the base's same range moved up by `offset`, inside
+// `offset..offset + len`, which the search hands to this segment alone; so
+// each base position is handed out at most once, and one item per position
+// exactly when the base's are.
+unsafe impl<'a, P: Producer> Producer for Segment<'a, P> {
+    type Item = P::Item;
+    type Iter<'b>
+        = P::Iter<'a>
+    where
+        Self: 'b;
+    const EXACT: bool = P::EXACT;
+    const HEAVY: bool = P::HEAVY;
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    unsafe fn range(&self, begin: usize, end: usize) -> P::Iter<'a> {
+        // SAFETY: forwarded from the caller, moved into this segment.
+        unsafe { self.base.range(self.offset + begin, self.offset + end) }
+    }
+
+    unsafe fn drop_range(&self, begin: usize, end: usize) {
+        // SAFETY: as in `range`.
+        unsafe { self.base.drop_range(self.offset + begin, self.offset + end) }
+    }
 }

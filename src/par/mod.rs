@@ -187,8 +187,8 @@ pub use iter::{
     Schedule, Try,
 };
 pub use producer::{
-    ChunksMutProducer, ChunksProducer, Indexed, Producer, RangeInteger, RangeIter, RangeProducer,
-    SliceMutProducer, SliceProducer, VecProducer, VecRange,
+    ChunksMutProducer, ChunksProducer, Indexed, Producer, SliceMutProducer, SliceProducer,
+    VecProducer, VecRange,
 };
 pub use source::chunk_by::{ChunkByProducer, ChunkByRange};
 pub use source::drain::{
@@ -196,6 +196,7 @@ pub use source::drain::{
 };
 pub use source::drain_collections::TakenDrainProducer;
 pub use source::pattern::Pattern;
+pub use source::range::{RangeInteger, RangeIter, RangeProducer};
 pub use source::slice::ParallelSlice;
 pub use source::slice_split::{SlicePieces, SliceSplitProducer, SplitMutProducer, SplitMutRange};
 pub use source::slices::{
@@ -213,6 +214,7 @@ pub use source::strings::{
     MatchIndicesProducer, MatchIndicesRange, MatchesProducer, MatchesRange, ParallelString,
     SplitWhitespace,
 };
+pub use source::wide_range::{WideInteger, WideIter, WideRangeProducer};
 pub use source::{IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelSliceMut};
 
 /// The traits to import: `use tine::prelude::*;` in place of

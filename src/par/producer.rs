@@ -15,9 +15,9 @@
 //! output. A producer is cloned only before any of its positions is handed
 //! out, by `Par::clone` alone: an owning producer clones every item.
 //!
-//! The file holds the trait and the producers of the core sources (slices,
-//! `Vec`, ranges), a little over the project's ~450 lines, so that the
-//! contract and its first implementations read together.
+//! The file holds the trait and the producers of the core sources (slices
+//! and `Vec`), so that the contract and its first implementations read
+//! together; ranges are in `source/range.rs` and `source/wide_range.rs`.
 
 use core::marker::PhantomData;
 use std::vec::Vec;
@@ -44,6 +44,11 @@ pub unsafe trait Producer: Sync {
     /// (a `par_bridge`): the driver then splits statically and skips the
     /// positions that [`Producer::live_from`] finds dead.
     const BOUNDLESS: bool = false;
+    /// Whether one position may hold a great many items (a 128-bit range
+    /// longer than `usize::MAX`, whose positions are runs of values): a
+    /// consumer that stops early then looks for the stop after every
+    /// position, not after blocks of [`crate::par::drive::STOP_BLOCK`].
+    const HEAVY: bool = false;
 
     /// The number of positions.
     fn len(&self) -> usize;
@@ -361,123 +366,6 @@ unsafe impl<T: Send> Producer for VecProducer<T> {
     }
 }
 
-/// Integers that ranges can run over in parallel.
-pub trait RangeInteger: Copy + Ord + Send + Sync + 'static {
-    /// `self + offset`, for an offset within the range.
-    fn plus(self, offset: usize) -> Self;
-    /// The number of values in `start..end` (0 if empty), or `None` if
-    /// it does not fit a `usize`.
-    fn distance(start: Self, end: Self) -> Option<usize>;
-}
-
-macro_rules! range_integer {
-    ($($t:ty => $wide:ty),*) => {$(
-        impl RangeInteger for $t {
-            #[inline]
-            fn plus(self, offset: usize) -> Self {
-                (self as $wide).wrapping_add(offset as $wide) as $t
-            }
-            fn distance(start: Self, end: Self) -> Option<usize> {
-                if end <= start {
-                    return Some(0);
-                }
-                usize::try_from((end as $wide).wrapping_sub(start as $wide) as u128).ok()
-            }
-        }
-    )*};
-}
-range_integer!(
-    usize => u128, u8 => u128, u16 => u128, u32 => u128, u64 => u128, u128 => u128,
-    isize => i128, i8 => i128, i16 => i128, i32 => i128, i64 => i128, i128 => i128
-);
-
-/// The first code point of the surrogate gap, which no `char` holds.
-const SURROGATES: u32 = 0xD800;
-/// How many code points the surrogate gap holds (`0xD800..0xE000`).
-const SURROGATE_COUNT: u32 = 0x800;
-
-/// `char` ranges, as rayon has them: the code points in order, skipping
-/// the surrogate gap, so `'\u{D7FF}'..'\u{E001}'` holds two `char`s.
-impl RangeInteger for char {
-    #[inline]
-    fn plus(self, offset: usize) -> Self {
-        let start = self as u32;
-        let mut code = start.wrapping_add(offset as u32);
-        if start < SURROGATES && code >= SURROGATES {
-            code = code.wrapping_add(SURROGATE_COUNT);
-        }
-        // Every offset within the range gives a `char`; an offset past it
-        // gives the replacement character, never an invalid `char`.
-        char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER)
-    }
-
-    fn distance(start: Self, end: Self) -> Option<usize> {
-        if end <= start {
-            return Some(0);
-        }
-        let (start, end) = (start as u32, end as u32);
-        let gap = if start < SURROGATES && end >= SURROGATES + SURROGATE_COUNT {
-            SURROGATE_COUNT
-        } else {
-            0
-        };
-        usize::try_from(end - start - gap).ok()
-    }
-}
-
-/// The integers of a range: `(a..b).into_par_iter()`.
-#[derive(Clone, Copy, Debug)]
-pub struct RangeProducer<T> {
-    pub(super) start: T,
-    pub(super) len: usize,
-}
-
-// SAFETY: position `i` is `start + i`, one per position.
-unsafe impl<T: RangeInteger> Producer for RangeProducer<T> {
-    type Item = T;
-    type Iter<'a> = RangeIter<T>;
-    const EXACT: bool = true;
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
-        RangeIter {
-            start: self.start,
-            next: begin,
-            end,
-        }
-    }
-
-    unsafe fn drop_range(&self, _begin: usize, _end: usize) {}
-}
-
-/// The integers of one range of a [`RangeProducer`].
-#[derive(Clone, Debug)]
-pub struct RangeIter<T> {
-    start: T,
-    next: usize,
-    end: usize,
-}
-
-impl<T: RangeInteger> Iterator for RangeIter<T> {
-    type Item = T;
-
-    #[inline]
-    fn next(&mut self) -> Option<T> {
-        (self.next < self.end).then(|| {
-            self.next += 1;
-            self.start.plus(self.next - 1)
-        })
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.end - self.next;
-        (left, Some(left))
-    }
-}
-
 // SAFETY: this producer, and each below, yields one item per position.
 unsafe impl<T: Sync> Indexed for SliceProducer<'_, T> {}
 // SAFETY: as above.
@@ -488,5 +376,3 @@ unsafe impl<T: Sync> Indexed for ChunksProducer<'_, T> {}
 unsafe impl<T: Send> Indexed for ChunksMutProducer<'_, T> {}
 // SAFETY: as above.
 unsafe impl<T: Send> Indexed for VecProducer<T> {}
-// SAFETY: as above.
-unsafe impl<T: RangeInteger> Indexed for RangeProducer<T> {}

@@ -337,6 +337,7 @@ unsafe impl<P: Producer> Producer for AnyN<P> {
         Self: 'a;
     const EXACT: bool = false;
     const BOUNDLESS: bool = P::BOUNDLESS;
+    const HEAVY: bool = P::HEAVY;
 
     fn len(&self) -> usize {
         self.base.len()

@@ -146,6 +146,7 @@ unsafe impl<A: Producer, B: Producer<Item = A::Item>> Producer for Chain<A, B> {
         Self: 'a;
     const EXACT: bool = A::EXACT && B::EXACT;
     const BOUNDLESS: bool = A::BOUNDLESS || B::BOUNDLESS;
+    const HEAVY: bool = A::HEAVY || B::HEAVY;
 
     fn len(&self) -> usize {
         // `chain` checked that the sum fits.

@@ -166,13 +166,14 @@ pub(super) struct Blocks {
 }
 
 impl Blocks {
-    /// The bounds that `config` (`with_max_len`, `with_min_len`) and the
-    /// consumer (an early stop's block) set.
+    /// The bounds that `config` (`with_max_len`, `with_min_len`), the
+    /// consumer (an early stop's block) and the producer (a heavy one's
+    /// positions) set.
     #[inline]
-    pub(super) fn of<T, C: Consumer<T>>(config: &Config) -> Self {
+    pub(super) fn of<P: Producer, C: Consumer<P::Item>>(config: &Config) -> Self {
         let mut max_block = config.max_len.max(1);
         if C::STOPS {
-            max_block = max_block.min(STOP_BLOCK);
+            max_block = max_block.min(if P::HEAVY { 1 } else { STOP_BLOCK });
         }
         // `min` wins over `max`, as in rayon.
         Blocks {

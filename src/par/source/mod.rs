@@ -18,6 +18,8 @@
 //!   `drain_collections.rs`: on `VecDeque`, `BinaryHeap`, `HashMap`, `HashSet`.
 //! - `small.rs`: `empty`, `once`, `repeat`, `Option`, `Result`, arrays.
 //! - `split.rs`: the recursive sources, `split` and `walk_tree*`.
+//! - `range.rs`: integer and `char` ranges; `wide_range.rs`: `u128` and
+//!   `i128` ranges, of any length.
 
 pub(crate) mod chunk_by;
 pub(crate) mod collections;
@@ -25,6 +27,7 @@ pub(crate) mod drain;
 pub(crate) mod drain_collections;
 pub(crate) mod owned;
 pub(crate) mod pattern;
+pub(crate) mod range;
 pub(crate) mod slice;
 pub(crate) mod slice_split;
 pub(crate) mod slices;
@@ -33,51 +36,15 @@ pub(crate) mod split;
 pub(crate) mod str_split;
 pub(crate) mod strings;
 mod tuples;
+pub(crate) mod wide_range;
 
 use crate::par::iter::{IntoParallelIterator, Par, ParallelIterator};
-use crate::par::producer::{ChunksMutProducer, RangeInteger, RangeProducer, SliceMutProducer};
+use crate::par::producer::{ChunksMutProducer, SliceMutProducer};
 use crate::par::sort;
 use core::cmp::Ordering;
-use core::ops::{Range, RangeInclusive};
+
 use slice_split::SplitMutProducer;
 use slices::{ChunksExactMutProducer, RChunksExactMutProducer, RChunksMutProducer};
-
-impl<T: RangeInteger> IntoParallelIterator for Range<T> {
-    type Iter = Par<RangeProducer<T>>;
-    type Item = T;
-
-    /// # Panics
-    /// If the range holds more than `usize::MAX` values (only possible for
-    /// 64-bit integers on a 32-bit target).
-    fn into_par_iter(self) -> Self::Iter {
-        let len =
-            T::distance(self.start, self.end).expect("range too long for a parallel iterator");
-        Par::new(RangeProducer {
-            start: self.start,
-            len,
-        })
-    }
-}
-
-impl<T: RangeInteger> IntoParallelIterator for RangeInclusive<T> {
-    type Iter = Par<RangeProducer<T>>;
-    type Item = T;
-
-    /// # Panics
-    /// If the range holds more than `usize::MAX` values, as
-    /// `0..=usize::MAX` does.
-    fn into_par_iter(self) -> Self::Iter {
-        let (start, end) = (*self.start(), *self.end());
-        let len = if self.is_empty() {
-            0
-        } else {
-            T::distance(start, end)
-                .and_then(|len| len.checked_add(1))
-                .expect("range too long for a parallel iterator")
-        };
-        Par::new(RangeProducer { start, len })
-    }
-}
 
 /// `par_iter()`: a parallel iterator over references, for anything whose
 /// reference converts (slices, `Vec`s).
