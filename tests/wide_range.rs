@@ -1,6 +1,7 @@
-//! 128-bit ranges of any length (`u128`, `i128`), and the searches from
-//! the end (`find_last`, `find_map_last`, `position_last`), which search
-//! in segments from the end: answers, and every item dropped once.
+//! 128-bit ranges of any length (`u128`, `i128`); the searches from the
+//! end (`find_last`, `find_map_last`, `position_last`), which search in
+//! segments from the end: answers, and every item dropped once; and
+//! searches that stop inside a `flat_map`'s huge inner iterators.
 #![cfg(not(loom))]
 
 mod support;
@@ -175,4 +176,41 @@ fn a_search_from_the_end_drops_every_item_once() {
         assert!(result.is_err());
         assert_eq!(DROPPED.load(Relaxed), 5000, "after a panic");
     });
+}
+
+#[test]
+fn a_search_through_flat_maps_stops_inside_their_inner_iterators() {
+    // Each outer item holds 2^40 values: a walk to the end of one never
+    // ends, so each search must stop inside the inner walks. The answers
+    // lie above 400,000's items, where the last thread's static range
+    // starts (at 500,000 on 2 threads, about 666,667 on 3), below it none.
+    let nested = || {
+        (0u32..1_000_000)
+            .into_par_iter()
+            .schedule(Schedule::Static)
+            .with_max_len(1000)
+            .flat_map(|i| {
+                (0u64..1 << 40)
+                    .into_par_iter()
+                    .map(move |j| (u64::from(i) << 40) + j)
+            })
+    };
+    let high = 400_000u64 << 40;
+    for threads in [2, 3] {
+        for way in [Override::AlwaysFork, Override::Adaptive] {
+            let before = set_override(way);
+            tine::spawn_pool(threads).install(|| {
+                assert!(nested().find_any(|&x| x > high).unwrap() > high);
+                let found = nested().filter(|&x| x > high).find_any(|_| true);
+                assert!(found.unwrap() > high);
+                assert!(nested().any(|x| x > high));
+                assert!(!nested().all(|x| x <= high));
+                assert_eq!(nested().find_first(|&x| x > 5), Some(6));
+                // The failure of the lowest position: the others stop.
+                let stopped = nested().try_for_each(|x| if x > 5 { Err(x) } else { Ok(()) });
+                assert_eq!(stopped, Err(6));
+            });
+            set_override(before);
+        }
+    }
 }

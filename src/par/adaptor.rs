@@ -15,8 +15,11 @@ use crate::wait::SpinLock;
 /// did would walk ~2^61 empty blocks).
 macro_rules! same_positions {
     ($base:tt, $P:ident) => {
+        same_positions!($base, $P, HEAVY = $P::HEAVY);
+    };
+    ($base:tt, $P:ident, HEAVY = $heavy:expr) => {
         const BOUNDLESS: bool = $P::BOUNDLESS;
-        const HEAVY: bool = $P::HEAVY;
+        const HEAVY: bool = $heavy;
 
         fn len(&self) -> usize {
             self.$base.len()

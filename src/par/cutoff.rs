@@ -189,6 +189,23 @@ impl Cutoff {
         })
     }
 
+    /// The cutoff of a call that forks without a probe (unless told never
+    /// to fork): a search over heavy positions, whose first position alone
+    /// may never end.
+    pub(crate) fn fork_now(key: usize, positions: usize) -> Self {
+        let decision = match OVERRIDE.with(Cell::get) {
+            Override::NeverFork => Decision::Serial,
+            _ => Decision::Fork,
+        };
+        Cutoff {
+            key,
+            positions,
+            started: None,
+            decision,
+            quiet: false,
+        }
+    }
+
     /// The cutoff of a call of `positions` positions from call site `key`.
     #[inline]
     pub(crate) fn new(key: usize, positions: usize) -> Self {

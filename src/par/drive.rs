@@ -165,7 +165,13 @@ fn plan<P: Producer, C: Consumer<P::Item>>(
     key: usize,
 ) -> C::Acc {
     with_pool(config, |pool, threads| {
-        let cutoff = cutoff.unwrap_or_else(|| Cutoff::new(key, n));
+        let cutoff = cutoff.unwrap_or_else(|| {
+            if P::HEAVY && C::STOPS {
+                Cutoff::fork_now(key, n)
+            } else {
+                Cutoff::new(key, n)
+            }
+        });
         let call = Call::new(threads, producer, config, consumer, n);
         run(pool, &call, config, cutoff)
     })

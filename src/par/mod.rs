@@ -116,7 +116,10 @@
 //!   spawns a pool (fork_union's `spawn(n)`); `tine::spawn(f)` is rayon's.
 //! - The inner parallel iterator of a `flat_map` or `flatten` runs serially
 //!   on its outer item's thread: one fork runs the outer items, so split the
-//!   outer side finer.
+//!   outer side finer. A search that stops early (`find_any`, `any`,
+//!   `try_for_each`, ...) forks at once over such a `flat_map` and stops
+//!   inside the inner walks, but one whose answer lies only near the end of
+//!   an outer item's inner iterator walks that iterator from its start.
 //! - A panic in `for_each` ends its own block (at most `with_max_len`
 //!   items), and every other block still runs, as in rayon; any other
 //!   consumer, whose result is lost, stops its other blocks, as
@@ -125,10 +128,14 @@
 //! - `intersperse` over an iterator whose positions may yield no item or
 //!   several (after `filter`, `flat_map`, a bridge) gathers its items into a
 //!   `Vec` first: one range cannot tell where the first item is.
-//! - 128-bit ranges longer than `usize::MAX` (rayon's `octillion` test) are
-//!   not offered: a range's length is a `usize` here. The same test's
-//!   searches through a `flat_map` of ranges of 10^9 items each need the
-//!   inner iterators split, which the serial inner walk above does not.
+//! - `u128` and `i128` ranges are not indexed, as in rayon, and may be
+//!   longer than `usize::MAX`: each position is then a run of values, so an
+//!   unordered search (`find_any`) over `0..10^27` ends where a thread's
+//!   static range starts past the answer, as rayon's ends where a split
+//!   does. Of rayon's `octillion` test, two searches through a `flat_map`
+//!   of ranges of 10^9 items each still walk 10^18 values in a debug build
+//!   (`find_last`, whose inner walk goes front to back, and `find_any`
+//!   after a `fold`, which folds an outer item whole); the other nine pass.
 //! - No `rayon::iter::plumbing` (`Producer`, `Consumer`, `bridge`): tine's
 //!   producers have a contract of their own (`Producer`, with positions
 //!   handed out once), so a crate that builds its own parallel iterators on
@@ -169,6 +176,7 @@ mod producer;
 mod settings;
 mod sort;
 pub(crate) mod source;
+mod stop;
 mod targets;
 
 pub use crate::pool::current::{current_num_threads, global, THREADS_VAR};

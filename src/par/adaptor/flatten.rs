@@ -14,6 +14,7 @@
 
 use super::super::iter::{IntoParallelIterator, ParallelIterator};
 use super::{clone_parts, Producer};
+use crate::par::stop::stopped;
 use std::collections::VecDeque;
 
 /// A producer's items, in order, as a serial iterator that owns the
@@ -51,6 +52,11 @@ impl<P: Producer> Iterator for Serial<P> {
             }
         }
         while self.next < self.len {
+            // Inside a heavy block of a search that has stopped, this walk
+            // ends here; `Drop` drops the positions left.
+            if stopped() {
+                return None;
+            }
             let position = self.next;
             self.next += 1;
             // SAFETY: in bounds, and `next` only grows, so each position is
@@ -190,7 +196,10 @@ where
     where
         Self: 'a;
     const EXACT: bool = false;
-    same_positions!(base, P);
+    // An outer item's inner parallel iterator may hold any number of
+    // items: a search looks for its stop inside the inner walks
+    // (`par/stop.rs`).
+    same_positions!(base, P, HEAVY = true);
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
         FlatMapItems {

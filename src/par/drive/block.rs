@@ -6,6 +6,7 @@ use super::guards::DropRest;
 use super::walk::Walk;
 use super::{Call, Consumer};
 use crate::par::producer::Producer;
+use crate::par::stop::watching;
 use crate::sync::Ordering;
 
 impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
@@ -22,7 +23,16 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
         let folded = acc.take().expect("a partial");
         // SAFETY: as above.
         let items = unsafe { self.producer.range(begin, end) };
-        *acc = Some(self.consumer.fold(folded, begin, items));
+        *acc = Some(if P::HEAVY && C::STOPS {
+            // The serial walks inside a heavy block look for the stop too.
+            let stopped = || {
+                // Relaxed: as above.
+                self.halt.load(Ordering::Relaxed) || self.consumer.skip(begin)
+            };
+            watching(&stopped, || self.consumer.fold(folded, begin, items))
+        } else {
+            self.consumer.fold(folded, begin, items)
+        });
         true
     }
 
