@@ -54,6 +54,9 @@ fn short_wide_ranges_match_the_serial_ones() {
             let want: Vec<u128> = (start..=end).filter(|x| x % 3 == 0).collect();
             assert_eq!(got, want, "{start}..={end}");
         }
+        // The range's type comes from the iterator type asked for.
+        let named: tine::range::Iter<u128> = (1..4).into_par_iter();
+        assert_eq!(named.schedule(schedule).sum::<u128>(), 6);
         let signed: i128 = (-500..=500i128).into_par_iter().schedule(schedule).sum();
         assert_eq!(signed, 0);
         let count = (i128::MAX - 9..=i128::MAX)

@@ -1,7 +1,9 @@
 //! Ranges: `(a..b).into_par_iter()` and `(a..=b).into_par_iter()` over
-//! the integers and `char` ([`RangeInteger`]). Every type but the 128-bit
-//! ones runs one value to a position ([`RangeProducer`], indexed); `u128`
-//! and `i128` ranges have `wide_range.rs`'s producer.
+//! the integers and `char` ([`RangeInteger`]), as a [`RangeProducer`] over
+//! the type's own producer: one value to a position for every type but the
+//! 128-bit ones ([`StepProducer`], indexed); `u128` and `i128` ranges have
+//! `wide_range.rs`'s producer. The wrapper names `T` itself, so a range's
+//! type is inferred from the iterator type a program asks for.
 
 use crate::par::iter::{IntoParallelIterator, Par};
 use crate::par::producer::{Indexed, Producer};
@@ -10,17 +12,17 @@ use core::ops::{Range, RangeInclusive};
 /// Integers (and `char`) whose ranges run in parallel:
 /// `(a..b).into_par_iter()` and `(a..=b).into_par_iter()`.
 pub trait RangeInteger: Copy + Ord + Send + Sync + 'static {
-    /// The producer of this type's ranges: [`RangeProducer`] (one value to
+    /// The producer of this type's ranges: [`StepProducer`] (one value to
     /// a position, so an indexed parallel iterator) for every type but
     /// `u128` and `i128`, whose ranges may hold more values than there are
     /// positions ([`crate::par::WideRangeProducer`], not indexed, as in
     /// rayon).
-    type Producer: Producer<Item = Self> + Clone + Send;
+    type Producer: Producer<Item = Self> + Clone + Send + core::fmt::Debug + 'static;
     /// The producer of `start..end`, or of `start..=end` if `inclusive`
     /// (`start <= end` then).
     ///
     /// # Panics
-    /// If a [`RangeProducer`]'s range holds more than `usize::MAX` values
+    /// If a [`StepProducer`]'s range holds more than `usize::MAX` values
     /// (`0..=usize::MAX`, or a 64-bit range on a 32-bit target).
     fn producer(start: Self, end: Self, inclusive: bool) -> Self::Producer;
     /// `self + offset`, for an offset within the range.
@@ -30,19 +32,19 @@ pub trait RangeInteger: Copy + Ord + Send + Sync + 'static {
     fn distance(start: Self, end: Self) -> Option<usize>;
 }
 
-/// The [`RangeProducer`] of `start..end`, or of `start..=end` if
+/// The [`StepProducer`] of `start..end`, or of `start..=end` if
 /// `inclusive`; panics as [`RangeInteger::producer`] says.
-fn indexed_range<T: RangeInteger>(start: T, end: T, inclusive: bool) -> RangeProducer<T> {
+fn indexed_range<T: RangeInteger>(start: T, end: T, inclusive: bool) -> StepProducer<T> {
     let len = T::distance(start, end)
         .and_then(|len| len.checked_add(usize::from(inclusive)))
         .expect("range too long for a parallel iterator");
-    RangeProducer { start, len }
+    StepProducer { start, len }
 }
 
 macro_rules! range_integer {
     ($($t:ty => $wide:ty),*) => {$(
         impl RangeInteger for $t {
-            type Producer = RangeProducer<$t>;
+            type Producer = StepProducer<$t>;
             fn producer(start: Self, end: Self, inclusive: bool) -> Self::Producer {
                 indexed_range(start, end, inclusive)
             }
@@ -72,7 +74,7 @@ const SURROGATE_COUNT: u32 = 0x800;
 /// `char` ranges, as rayon has them: the code points in order, skipping
 /// the surrogate gap, so `'\u{D7FF}'..'\u{E001}'` holds two `char`s.
 impl RangeInteger for char {
-    type Producer = RangeProducer<char>;
+    type Producer = StepProducer<char>;
     fn producer(start: Self, end: Self, inclusive: bool) -> Self::Producer {
         indexed_range(start, end, inclusive)
     }
@@ -103,15 +105,16 @@ impl RangeInteger for char {
     }
 }
 
-/// The integers of a range: `(a..b).into_par_iter()`.
+/// The values of a range of an integer type other than `u128` and
+/// `i128`, or of `char`s: one value to a position.
 #[derive(Clone, Copy, Debug)]
-pub struct RangeProducer<T> {
+pub struct StepProducer<T> {
     pub(super) start: T,
     pub(super) len: usize,
 }
 
 // SAFETY: position `i` is `start + i`, one per position.
-unsafe impl<T: RangeInteger> Producer for RangeProducer<T> {
+unsafe impl<T: RangeInteger> Producer for StepProducer<T> {
     type Item = T;
     type Iter<'a> = RangeIter<T>;
     const EXACT: bool = true;
@@ -131,7 +134,7 @@ unsafe impl<T: RangeInteger> Producer for RangeProducer<T> {
     unsafe fn drop_range(&self, _begin: usize, _end: usize) {}
 }
 
-/// The integers of one range of a [`RangeProducer`].
+/// The integers of one range of a [`StepProducer`].
 #[derive(Clone, Debug)]
 pub struct RangeIter<T> {
     start: T,
@@ -157,10 +160,51 @@ impl<T: RangeInteger> Iterator for RangeIter<T> {
 }
 
 // SAFETY: one item per position.
-unsafe impl<T: RangeInteger> Indexed for RangeProducer<T> {}
+unsafe impl<T: RangeInteger> Indexed for StepProducer<T> {}
+
+/// The integers (or `char`s) of a range: `(a..b).into_par_iter()`, over
+/// the type's own producer ([`RangeInteger::Producer`]).
+pub struct RangeProducer<T: RangeInteger>(T::Producer);
+
+impl<T: RangeInteger> Clone for RangeProducer<T> {
+    fn clone(&self) -> Self {
+        RangeProducer(self.0.clone())
+    }
+}
+
+impl<T: RangeInteger> core::fmt::Debug for RangeProducer<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("RangeProducer").field(&self.0).finish()
+    }
+}
+
+// SAFETY: every call is the type's producer's own.
+unsafe impl<T: RangeInteger> Producer for RangeProducer<T> {
+    type Item = T;
+    type Iter<'a> = <T::Producer as Producer>::Iter<'a>;
+    const EXACT: bool = T::Producer::EXACT;
+    const HEAVY: bool = T::Producer::HEAVY;
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.0.range(begin, end) }
+    }
+
+    unsafe fn drop_range(&self, begin: usize, end: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.0.drop_range(begin, end) }
+    }
+}
+
+// SAFETY: one item per position when the type's producer has one.
+unsafe impl<T: RangeInteger> Indexed for RangeProducer<T> where T::Producer: Indexed {}
 
 impl<T: RangeInteger> IntoParallelIterator for Range<T> {
-    type Iter = Par<T::Producer>;
+    type Iter = Par<RangeProducer<T>>;
     type Item = T;
 
     /// # Panics
@@ -168,12 +212,12 @@ impl<T: RangeInteger> IntoParallelIterator for Range<T> {
     /// not a 128-bit one (only possible for 64-bit integers on a 32-bit
     /// target).
     fn into_par_iter(self) -> Self::Iter {
-        Par::new(T::producer(self.start, self.end, false))
+        Par::new(RangeProducer(T::producer(self.start, self.end, false)))
     }
 }
 
 impl<T: RangeInteger> IntoParallelIterator for RangeInclusive<T> {
-    type Iter = Par<T::Producer>;
+    type Iter = Par<RangeProducer<T>>;
     type Item = T;
 
     /// # Panics
@@ -182,8 +226,8 @@ impl<T: RangeInteger> IntoParallelIterator for RangeInclusive<T> {
     fn into_par_iter(self) -> Self::Iter {
         let (start, end) = (*self.start(), *self.end());
         if self.is_empty() {
-            return Par::new(T::producer(start, start, false));
+            return Par::new(RangeProducer(T::producer(start, start, false)));
         }
-        Par::new(T::producer(start, end, true))
+        Par::new(RangeProducer(T::producer(start, end, true)))
     }
 }
