@@ -217,3 +217,68 @@ fn a_search_through_flat_maps_stops_inside_their_inner_iterators() {
         }
     }
 }
+
+#[test]
+fn a_call_made_inside_a_stopped_search_answers_to_its_own_stops_only() {
+    use std::sync::atomic::{
+        AtomicBool,
+        Ordering::{Acquire, Release},
+    };
+    use std::time::Duration;
+    // Thread 1's static range (outer items 2 and 3) holds no answer: it
+    // walks item 2's 2^40 values until the search stops. Thread 0 finds
+    // its answer only once thread 1 is inside item 2; then thread 1 makes
+    // a search of its own there, whose inner walks must not end at the
+    // outer search's stop.
+    static ENTERED: AtomicBool = AtomicBool::new(false);
+    static FOUND: AtomicBool = AtomicBool::new(false);
+    fn wait_for(flag: &AtomicBool) {
+        // Acquire: pairs with the Release store that sets the flag.
+        while !flag.load(Acquire) {
+            std::thread::yield_now();
+        }
+    }
+    let before = set_override(Override::AlwaysFork);
+    tine::spawn_pool(2).install(|| {
+        let answer = AtomicUsize::new(0);
+        let hit = (0u32..4)
+            .into_par_iter()
+            .schedule(Schedule::Static)
+            .flat_map(|outer| {
+                let answer = &answer;
+                (0u64..1 << 40).into_par_iter().map(move |x| {
+                    if outer == 2 && x == 0 {
+                        // Release: pairs with the Acquire in `wait_for`.
+                        ENTERED.store(true, Release);
+                        wait_for(&FOUND);
+                        std::thread::sleep(Duration::from_millis(20));
+                        let nested = || {
+                            (0u32..100)
+                                .into_par_iter()
+                                .flat_map(|i| (0u32..3).into_par_iter().map(move |j| i * 3 + j))
+                        };
+                        let last = nested().find_first(|&x| x == 299);
+                        let taken = nested().take_any(300).count();
+                        let kept: Vec<u32> = nested().map(Some).while_some().collect();
+                        answer.store(last.map_or(0, |x| x as usize) + taken + kept.len(), Relaxed);
+                    }
+                    (u64::from(outer) << 40) + x
+                })
+            })
+            .any(|x| {
+                if x == 3 {
+                    wait_for(&ENTERED);
+                    // Release: pairs with the Acquire in `wait_for`.
+                    FOUND.store(true, Release);
+                }
+                x == 3
+            });
+        assert!(hit);
+        assert_eq!(
+            answer.load(Relaxed),
+            299 + 300 + 300,
+            "the nested calls ran whole"
+        );
+    });
+    set_override(before);
+}

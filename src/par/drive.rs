@@ -58,6 +58,7 @@ mod walk;
 use super::cutoff::{Cutoff, Decision};
 use super::iter::{Config, Schedule};
 use super::producer::Producer;
+use super::stop;
 use crate::pool::entry;
 use crate::schedule::dynamic::{GrainClaims, GuidedClaims};
 use crate::schedule::split::Shares;
@@ -91,6 +92,34 @@ pub(crate) fn drive<P: Producer, C: Consumer<P::Item>>(
     if n == 0 {
         return consumer.start();
     }
+    if stop::is_watched() {
+        return drive_unwatched(producer, config, consumer, n);
+    }
+    drive_n(producer, config, consumer, n)
+}
+
+/// [`drive`] of a call made inside a heavy block of another call (from a
+/// closure of that call): with no hook, so that its inner walks answer to
+/// its own stops only (`par/stop.rs`).
+#[cold]
+#[inline(never)]
+fn drive_unwatched<P: Producer, C: Consumer<P::Item>>(
+    producer: &P,
+    config: &Config,
+    consumer: &C,
+    n: usize,
+) -> C::Acc {
+    stop::unwatched(|| drive_n(producer, config, consumer, n))
+}
+
+/// [`drive`] of `n > 0` positions.
+#[inline(always)]
+fn drive_n<P: Producer, C: Consumer<P::Item>>(
+    producer: &P,
+    config: &Config,
+    consumer: &C,
+    n: usize,
+) -> C::Acc {
     // A pool in rayon's model runs calls from outside on its own threads.
     if config.pool.is_none() && entry::calls_may_go_elsewhere() {
         let unpooled = config.unpooled();

@@ -47,17 +47,34 @@ pub(crate) fn stopped() -> bool {
     })
 }
 
+/// Whether this thread is folding a heavy block under [`watching`].
+#[inline(always)]
+pub(crate) fn is_watched() -> bool {
+    HOOK.with(|hook| hook.get().is_some())
+}
+
+/// Runs `body` with no hook, then puts back the one before (on unwinding
+/// too): a parallel call made from inside a heavy block (by a closure of
+/// the outer call) has stops of its own, and its inner walks must not end
+/// at the outer call's.
+pub(crate) fn unwatched<R>(body: impl FnOnce() -> R) -> R {
+    let _restore = Restore(HOOK.with(|hook| hook.replace(None)));
+    body()
+}
+
+/// Puts the earlier hook back when dropped.
+struct Restore(Option<NonNull<Test>>);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        HOOK.with(|hook| hook.set(self.0));
+    }
+}
+
 /// Runs `body` with `test` as this thread's hook, then puts back the one
 /// before (on unwinding too).
 #[inline]
 pub(crate) fn watching<R>(test: &dyn Fn() -> bool, body: impl FnOnce() -> R) -> R {
-    /// Puts the earlier hook back when dropped.
-    struct Restore(Option<NonNull<Test>>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            HOOK.with(|hook| hook.set(self.0));
-        }
-    }
     let short: NonNull<dyn Fn() -> bool + '_> = NonNull::from(test);
     // SAFETY: only the lifetime bound of the trait object changes (same
     // layout); the pointer is read only while `test` is borrowed, since
@@ -70,7 +87,7 @@ pub(crate) fn watching<R>(test: &dyn Fn() -> bool, body: impl FnOnce() -> R) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::{stopped, watching};
+    use super::{is_watched, stopped, unwatched, watching};
     use core::cell::Cell;
 
     #[test]
@@ -88,6 +105,8 @@ mod tests {
             }));
             assert!(unwound.is_err());
             assert!(stopped(), "the outer test is back after an unwind");
+            unwatched(|| assert!(!is_watched() && !stopped()));
+            assert!(is_watched() && stopped());
         });
         assert!(!stopped());
     }
