@@ -126,6 +126,7 @@ pub(crate) mod join;
 pub mod model;
 pub(crate) mod region;
 pub(crate) mod scope;
+pub(crate) mod stop;
 pub(crate) mod worker;
 pub(crate) mod yielding;
 

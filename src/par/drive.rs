@@ -58,7 +58,7 @@ mod walk;
 use super::cutoff::{Cutoff, Decision};
 use super::iter::{Config, Schedule};
 use super::producer::Producer;
-use super::stop;
+use crate::nest::stop;
 use crate::pool::entry;
 use crate::schedule::dynamic::{GrainClaims, GuidedClaims};
 use crate::schedule::split::Shares;
@@ -100,7 +100,7 @@ pub(crate) fn drive<P: Producer, C: Consumer<P::Item>>(
 
 /// [`drive`] of a call made inside a heavy block of another call (from a
 /// closure of that call): with no hook, so that its inner walks answer to
-/// its own stops only (`par/stop.rs`).
+/// its own stops only (`nest/stop.rs`).
 #[cold]
 #[inline(never)]
 fn drive_unwatched<P: Producer, C: Consumer<P::Item>>(

@@ -176,7 +176,6 @@ mod producer;
 mod settings;
 mod sort;
 pub(crate) mod source;
-mod stop;
 mod targets;
 
 pub use crate::pool::current::{current_num_threads, global, THREADS_VAR};

@@ -35,6 +35,7 @@
 
 use super::super::inject::{self, Injected};
 use super::super::job::{run, Header};
+use super::super::stop::unwatched;
 use super::{Oldest, Worker};
 use crate::sync::Ordering;
 use core::mem::MaybeUninit;
@@ -113,8 +114,9 @@ impl Worker {
         let here = MaybeUninit::<u8>::uninit();
         let outside = self.link_limit.get();
         self.anchor_zone_at(here.as_ptr() as usize);
+        // Another call's work: not under this thread's stop test.
         // SAFETY: as this function's.
-        unsafe { run(job) };
+        unwatched(|| unsafe { run(job) });
         self.link_limit.set(outside);
     }
 
@@ -127,8 +129,54 @@ impl Worker {
         let here = MaybeUninit::<u8>::uninit();
         let outside = self.link_limit.get();
         self.anchor_zone_at(here.as_ptr() as usize);
+        // Another call's work: not under this thread's stop test.
         // SAFETY: as this function's.
-        unsafe { inject::run(job, self) };
+        unwatched(|| unsafe { inject::run(job, self) });
         self.link_limit.set(outside);
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::super::super::inject::CallJob;
+    use super::super::super::job::StackJob;
+    use super::super::super::stop::{stopped, watching};
+    use super::super::super::Nest;
+    use super::Worker;
+    use crate::wait::{WaitPolicy, Waiter};
+
+    /// A job this thread runs for others (a stolen share of another call,
+    /// a queued call) does not see the stop test of the block it runs
+    /// inside; the test is back after it.
+    #[test]
+    fn a_job_run_for_others_is_not_under_the_stop_test() {
+        let nest = Nest::new(1, Waiter::new(WaitPolicy::AlwaysPark, 1));
+        let worker = Worker::new(&nest, 0, false);
+        let job = StackJob::new(|_| stopped());
+        watching(&|| true, || {
+            assert!(stopped());
+            // SAFETY: never published, so this thread alone runs it; alive
+            // in this frame.
+            unsafe { worker.run_anchored(job.header()) };
+            assert!(stopped(), "the test is back after the job");
+        });
+        // SAFETY: the job ran above, on this thread; read once.
+        let saw = unsafe { job.take_result() }.expect("no panic");
+        assert!(!saw, "the job ran under the stop test");
+
+        // A queued call, popped from the injector, likewise.
+        let call = CallJob::new(|_: &Worker| stopped());
+        // SAFETY: alive in this frame until it is done.
+        unsafe { nest.injector.push(call.header(), false) };
+        let popped = nest.injector.pop().expect("the call is queued");
+        watching(&|| true, || {
+            // SAFETY: popped by this thread above; alive.
+            unsafe { worker.run_injected(popped) };
+            assert!(stopped(), "the test is back after the call");
+        });
+        assert!(call.is_done());
+        // SAFETY: done, on this thread; read once.
+        let saw = unsafe { call.take_result() }.expect("no panic");
+        assert!(!saw, "the queued call ran under the stop test");
     }
 }

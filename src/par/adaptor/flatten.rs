@@ -14,7 +14,7 @@
 
 use super::super::iter::{IntoParallelIterator, ParallelIterator};
 use super::{clone_parts, Producer};
-use crate::par::stop::stopped;
+use crate::nest::stop::stopped;
 use std::collections::VecDeque;
 
 /// A producer's items, in order, as a serial iterator that owns the
@@ -164,6 +164,11 @@ where
             if let Some(item) = self.front.as_mut().and_then(Iterator::next) {
                 return Some(item);
             }
+            // A stopped search takes no more outer items either (a heavy
+            // base's one position may hold many).
+            if self.front.is_some() && stopped() {
+                return None;
+            }
             self.front = Some(serial((self.f)(self.base.next()?)));
         }
     }
@@ -198,7 +203,7 @@ where
     const EXACT: bool = false;
     // An outer item's inner parallel iterator may hold any number of
     // items: a search looks for its stop inside the inner walks
-    // (`par/stop.rs`).
+    // (`nest/stop.rs`).
     same_positions!(base, P, HEAVY = true);
 
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {

@@ -5,8 +5,8 @@
 use super::guards::DropRest;
 use super::walk::Walk;
 use super::{Call, Consumer};
+use crate::nest::stop::watching;
 use crate::par::producer::Producer;
-use crate::par::stop::watching;
 use crate::sync::Ordering;
 
 impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {

@@ -51,13 +51,8 @@ pub(super) fn route<P: Producer, C: Consumer<P::Item>>(
     // when it measures); the rest ask in their plan. The schedule is
     // checked first: a call that `trusted_serial` passes on is counted
     // again in the plan.
-    // A search over heavy positions forks without a probe (in its plan).
     let static_plan = C::STATIC_ONLY || matches!(config.schedule, Schedule::Static);
-    if !(P::HEAVY && C::STOPS)
-        && static_plan
-        && serial_in_blocks::<P, C>()
-        && Cutoff::trusted_serial(key, n)
-    {
+    if static_plan && serial_in_blocks::<P, C>() && Cutoff::trusted_serial(key, n) {
         return Route::SerialOnTrust;
     }
     Route::Plan

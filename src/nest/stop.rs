@@ -1,27 +1,33 @@
-//! The early stop of the call whose heavy block this thread is folding,
-//! for the serial walks inside that block to look for.
+//! The stop test of the block a thread is folding, for the serial walks
+//! inside that block to ask.
 //!
 //! # Why
 //!
-//! A `flat_map` whose closure returns a parallel iterator walks that inner
-//! iterator serially, inside one block of the outer call. An inner
-//! iterator may hold a great many items (rayon's `octillion` tests nest
-//! two of 10^9), so a search that stops early (`find_any`, `any`,
-//! `try_for_each`, ...) cannot wait for the block to end before it looks
-//! for the stop: a thread whose block holds no answer would walk on long
-//! after another thread found one. Such producers are
-//! [`Producer::HEAVY`](crate::par::Producer::HEAVY); the driver folds their
-//! blocks under [`watching`], with the call's own test (a panic elsewhere,
-//! or the consumer skipping the block), and each step of an inner walk asks
-//! [`stopped`]. An inner walk that finds the call stopped ends there: its
-//! items would only reach a block whose result the call throws away.
+//! A parallel iterator's `flat_map` whose closure returns a parallel
+//! iterator walks that inner iterator serially, inside one block of the
+//! outer call, and an inner iterator may hold a great many items (rayon's
+//! `octillion` tests nest two of 10^9). A search that stops early
+//! (`find_any`, `any`, `try_for_each`, ...) cannot wait for the block to
+//! end before it looks for the stop: a thread whose block holds no answer
+//! would walk on long after another thread found one. So the parallel
+//! iterators' driver folds such blocks under [`watching`], with the call's
+//! own test, and each step of an inner walk asks [`stopped`]; an inner walk
+//! that finds the call stopped ends there, since its items would only reach
+//! a block whose result the call throws away.
+//!
+//! The test belongs to that call alone. Work of any other call that this
+//! thread runs meanwhile starts [`unwatched`]: a parallel call made from a
+//! closure of the block (the driver's entry), and every job this thread
+//! takes for others while it waits or yields there (a `join`'s stolen half,
+//! a queued call, a scope task: `Worker::run_anchored` and
+//! `Worker::run_injected`). It lives in this layer so that the jobs can.
 //!
 //! # Invariants
 //!
 //! The thread-local hook holds the test of the innermost block being
-//! folded under [`watching`] on this thread, or none; [`watching`] puts
-//! back the one before when its body returns or unwinds, so the hook never
-//! outlives the test it points to.
+//! folded under [`watching`] on this thread, or none; [`watching`] and
+//! [`unwatched`] put back the one before when their body returns or
+//! unwinds, so the hook never outlives the test it points to.
 
 use core::cell::Cell;
 use core::ptr::NonNull;
@@ -30,12 +36,12 @@ use core::ptr::NonNull;
 type Test = dyn Fn() -> bool;
 
 std::thread_local! {
-    /// The test of the heavy block this thread is folding, if any.
+    /// The test of the block this thread is folding, if any.
     static HOOK: Cell<Option<NonNull<Test>>> = const { Cell::new(None) };
 }
 
-/// Whether the call whose heavy block this thread is folding has stopped
-/// (false outside every such block).
+/// Whether the call whose block this thread is folding under [`watching`]
+/// has stopped (false outside every such block).
 #[inline]
 pub(crate) fn stopped() -> bool {
     HOOK.with(|hook| match hook.get() {
@@ -47,17 +53,20 @@ pub(crate) fn stopped() -> bool {
     })
 }
 
-/// Whether this thread is folding a heavy block under [`watching`].
+/// Whether this thread is folding a block under [`watching`].
 #[inline(always)]
 pub(crate) fn is_watched() -> bool {
     HOOK.with(|hook| hook.get().is_some())
 }
 
 /// Runs `body` with no hook, then puts back the one before (on unwinding
-/// too): a parallel call made from inside a heavy block (by a closure of
-/// the outer call) has stops of its own, and its inner walks must not end
-/// at the outer call's.
+/// too): work of another call, run inside a watched block (module docs),
+/// has stops of its own, and its inner walks must not end at this one's.
+#[inline]
 pub(crate) fn unwatched<R>(body: impl FnOnce() -> R) -> R {
+    if !is_watched() {
+        return body();
+    }
     let _restore = Restore(HOOK.with(|hook| hook.replace(None)));
     body()
 }
