@@ -90,7 +90,7 @@ impl<P: Producer> Iterator for Serial<P> {
     /// The rest in one go: the buffer, then every position left as one
     /// range of the producer, so that its loop runs whole (and vectorizes)
     /// instead of position by position.
-    #[inline]
+    #[inline(always)]
     fn fold<B, G: FnMut(B, P::Item) -> B>(mut self, init: B, mut g: G) -> B {
         let mut acc = init;
         if !P::EXACT {

@@ -45,6 +45,7 @@ macro_rules! range_integer {
     ($($t:ty => $wide:ty),*) => {$(
         impl RangeInteger for $t {
             type Producer = StepProducer<$t>;
+            #[inline]
             fn producer(start: Self, end: Self, inclusive: bool) -> Self::Producer {
                 indexed_range(start, end, inclusive)
             }
@@ -52,6 +53,7 @@ macro_rules! range_integer {
             fn plus(self, offset: usize) -> Self {
                 (self as $wide).wrapping_add(offset as $wide) as $t
             }
+            #[inline]
             fn distance(start: Self, end: Self) -> Option<usize> {
                 if end <= start {
                     return Some(0);
@@ -75,6 +77,7 @@ const SURROGATE_COUNT: u32 = 0x800;
 /// the surrogate gap, so `'\u{D7FF}'..'\u{E001}'` holds two `char`s.
 impl RangeInteger for char {
     type Producer = StepProducer<char>;
+    #[inline]
     fn producer(start: Self, end: Self, inclusive: bool) -> Self::Producer {
         indexed_range(start, end, inclusive)
     }
@@ -185,15 +188,18 @@ unsafe impl<T: RangeInteger> Producer for RangeProducer<T> {
     const EXACT: bool = T::Producer::EXACT;
     const HEAVY: bool = T::Producer::HEAVY;
 
+    #[inline(always)]
     fn len(&self) -> usize {
         self.0.len()
     }
 
+    #[inline(always)]
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
         // SAFETY: forwarded from the caller.
         unsafe { self.0.range(begin, end) }
     }
 
+    #[inline(always)]
     unsafe fn drop_range(&self, begin: usize, end: usize) {
         // SAFETY: forwarded from the caller.
         unsafe { self.0.drop_range(begin, end) }

@@ -172,6 +172,7 @@ macro_rules! wide_ranges {
     ($($t:ty),*) => {$(
         impl RangeInteger for $t {
             type Producer = WideRangeProducer<$t>;
+            #[inline]
             fn producer(start: Self, end: Self, inclusive: bool) -> Self::Producer {
                 let last = if inclusive {
                     Some(<$t>::offset_of(start, end))
