@@ -85,10 +85,9 @@ impl Drop for Restore {
 #[inline]
 pub(crate) fn watching<R>(test: &dyn Fn() -> bool, body: impl FnOnce() -> R) -> R {
     let short: NonNull<dyn Fn() -> bool + '_> = NonNull::from(test);
-    // SAFETY: only the lifetime bound of the trait object changes (same
-    // layout); the pointer is read only while `test` is borrowed, since
-    // `Restore` takes it out of the hook before this function returns or
-    // unwinds.
+    // The pointer is read only while `test` is borrowed: `Restore` takes it
+    // out of the hook before this function returns or unwinds.
+    // SAFETY: only the trait object's lifetime bound changes (same layout).
     let erased: NonNull<Test> = unsafe { core::mem::transmute(short) };
     let _restore = Restore(HOOK.with(|hook| hook.replace(Some(erased))));
     body()

@@ -93,9 +93,16 @@ pub(crate) fn drive<P: Producer, C: Consumer<P::Item>>(
         return consumer.start();
     }
     if stop::is_watched() {
-        return drive_unwatched(producer, config, consumer, n);
+        return drive_unwatched(producer, config, consumer);
     }
-    drive_n(producer, config, consumer, n)
+    // A pool in rayon's model runs calls from outside on its own threads.
+    if config.pool.is_none() && entry::calls_may_go_elsewhere() {
+        let unpooled = config.unpooled();
+        return entry::run_where_calls_go(move || {
+            drive_here(producer, &unpooled.config(), consumer, n)
+        });
+    }
+    drive_here(producer, config, consumer, n)
 }
 
 /// [`drive`] of a call made inside a heavy block of another call (from a
@@ -107,27 +114,8 @@ fn drive_unwatched<P: Producer, C: Consumer<P::Item>>(
     producer: &P,
     config: &Config,
     consumer: &C,
-    n: usize,
 ) -> C::Acc {
-    stop::unwatched(|| drive_n(producer, config, consumer, n))
-}
-
-/// [`drive`] of `n > 0` positions.
-#[inline(always)]
-fn drive_n<P: Producer, C: Consumer<P::Item>>(
-    producer: &P,
-    config: &Config,
-    consumer: &C,
-    n: usize,
-) -> C::Acc {
-    // A pool in rayon's model runs calls from outside on its own threads.
-    if config.pool.is_none() && entry::calls_may_go_elsewhere() {
-        let unpooled = config.unpooled();
-        return entry::run_where_calls_go(move || {
-            drive_here(producer, &unpooled.config(), consumer, n)
-        });
-    }
-    drive_here(producer, config, consumer, n)
+    stop::unwatched(|| drive(producer, config, consumer))
 }
 
 /// [`drive`] on this thread: the [`Route`] that [`route`] chooses.
