@@ -14,7 +14,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 declare -A NOT_YET=(
-    [octillion.rs]="9 of its 11 searches pass; find_last_octillion_flat and fold_find_any_octillion_flat walk 10^18 values in a debug build (a flat_map's inner iterator runs serially, front to back, and a fold folds an outer item whole)"
     [producer_split_at.rs]="no rayon::iter::plumbing in the native layer (the rayon-core crate runs the real rayon)"
 )
 

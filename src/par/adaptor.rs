@@ -44,17 +44,19 @@ mod intersperse;
 mod items;
 mod order;
 mod reshape;
+mod serial;
 mod slicing;
 
 pub use any_while::{AnyWhile, AnyWhileIter, WhileKind, WhileSome, WhileSomeIter};
 pub use chunking::{Chunks, ChunksIter, FoldChunks, FoldChunksIter, FoldChunksWith};
-pub use flatten::{FlatMap, FlatMapItems, Serial};
+pub use flatten::{FlatMap, FlatMapItems};
 pub use intersperse::{Intersperse, IntersperseIter};
 pub use items::{
     AnyN, AnyNIter, Positions, PositionsIter, TryFold, TryFoldIter, TryFoldWith, Update, UpdateIter,
 };
 pub use order::{Interleave, InterleaveIter, Rev, RevIter, StepBy};
 pub use reshape::{Cloned, Copied, Fold, FoldIter, Pooled, Zip};
+pub use serial::Serial;
 pub use slicing::{Chain, ChainIter, Window};
 
 /// Drops positions `begin..end` of a producer when it goes out of scope, on
@@ -109,7 +111,8 @@ macro_rules! closure_adaptor {
     (
         $(#[$doc:meta])*
         $name:ident via $method:ident, [$($generics:tt)*] where [$($bounds:tt)*],
-        Item = $item:ty, Iter<$a:lifetime> = $iter:ty, EXACT = $exact:expr
+        Item = $item:ty, Iter<$a:lifetime> = $iter:ty, EXACT = $exact:expr,
+        rfind = |$rf:ident, $rx:ident, $rtest:ident| $rbody:expr
         $(, Indexed [$($igenerics:tt)*] where [$($indexed:tt)*])?
     ) => {
         $(#[$doc])*
@@ -144,6 +147,17 @@ macro_rules! closure_adaptor {
                 // SAFETY: forwarded from the caller.
                 unsafe { self.base.range(begin, end) }.$method(&self.f)
             }
+
+            unsafe fn rfind_map<Answer, Test: FnMut(Self::Item) -> Option<Answer>>(
+                &self,
+                begin: usize,
+                end: usize,
+                $rtest: &mut Test,
+            ) -> Option<Answer> {
+                let $rf = &self.f;
+                // SAFETY: forwarded from the caller.
+                unsafe { self.base.rfind_map(begin, end, &mut |$rx| $rbody) }
+            }
         }
 
         $(
@@ -157,6 +171,7 @@ closure_adaptor! {
     /// `map`.
     Map via map, [P, F, R] where [P: Producer, F: Fn(P::Item) -> R + Sync],
     Item = R, Iter<'a> = core::iter::Map<P::Iter<'a>, &'a F>, EXACT = P::EXACT,
+    rfind = |f, item, test| test(f(item)),
     Indexed [P, F, R] where [P: Indexed, F: Fn(P::Item) -> R + Sync]
 }
 
@@ -271,6 +286,17 @@ where
             f: &self.f,
         }
     }
+
+    unsafe fn rfind_map<A, T: FnMut(R) -> Option<A>>(
+        &self,
+        begin: usize,
+        end: usize,
+        test: &mut T,
+    ) -> Option<A> {
+        let mut state = self.init.make();
+        // SAFETY: forwarded from the caller.
+        unsafe { (self.base).rfind_map(begin, end, &mut |item| test((self.f)(&mut state, item))) }
+    }
 }
 // SAFETY: one item per position when the base has one.
 unsafe impl<P, I, F, R> Indexed for MapInit<P, I, F>
@@ -285,26 +311,33 @@ closure_adaptor! {
     /// `inspect`: each item passes `f` by reference on its way.
     Inspect via inspect, [P, F] where [P: Producer, F: Fn(&P::Item) + Sync],
     Item = P::Item, Iter<'a> = core::iter::Inspect<P::Iter<'a>, &'a F>, EXACT = P::EXACT,
+    rfind = |f, item, test| {
+        f(&item);
+        test(item)
+    },
     Indexed [P, F] where [P: Indexed, F: Fn(&P::Item) + Sync]
 }
 
 closure_adaptor! {
     /// `filter`.
     Filter via filter, [P, F] where [P: Producer, F: Fn(&P::Item) -> bool + Sync],
-    Item = P::Item, Iter<'a> = core::iter::Filter<P::Iter<'a>, &'a F>, EXACT = false
+    Item = P::Item, Iter<'a> = core::iter::Filter<P::Iter<'a>, &'a F>, EXACT = false,
+    rfind = |f, item, test| if f(&item) { test(item) } else { None }
 }
 
 closure_adaptor! {
     /// `filter_map`.
     FilterMap via filter_map, [P, F, R] where [P: Producer, F: Fn(P::Item) -> Option<R> + Sync],
-    Item = R, Iter<'a> = core::iter::FilterMap<P::Iter<'a>, &'a F>, EXACT = false
+    Item = R, Iter<'a> = core::iter::FilterMap<P::Iter<'a>, &'a F>, EXACT = false,
+    rfind = |f, item, test| f(item).and_then(&mut *test)
 }
 
 closure_adaptor! {
     /// `flat_map_iter`: each item becomes a serial iterator, run in place.
     FlatMapIter via flat_map,
     [P, F, I] where [P: Producer, F: Fn(P::Item) -> I + Sync, I: IntoIterator],
-    Item = I::Item, Iter<'a> = core::iter::FlatMap<P::Iter<'a>, I, &'a F>, EXACT = false
+    Item = I::Item, Iter<'a> = core::iter::FlatMap<P::Iter<'a>, I, &'a F>, EXACT = false,
+    rfind = |f, item, test| f(item).into_iter().filter_map(&mut *test).last()
 }
 
 /// `enumerate`: each item with its position.

@@ -14,11 +14,20 @@
 //! highest such start ([`Above`]) and skip every block below it; the thread
 //! whose range holds the answer walks its blocks to their end, keeping the
 //! last hit.
+//!
+//! A heavy producer's one position may hold more items than a walk from
+//! its front could reach (a `flat_map` of 10^9 inner items each): there,
+//! each block is searched from its end as well ([`Producer::rfind_map`]:
+//! `flat_map` searches each inner iterator from its end, and the adaptors
+//! in between pass the search on), and gives the block's answer as its one
+//! item.
 
 use super::consume::run;
 use super::drive::{drive, Consumer};
 use super::iter::Par;
 use super::producer::Producer;
+use super::settings::Config;
+use crate::nest::stop::stopped;
 use crate::sync::{AtomicUsize, Ordering};
 use crossbeam_utils::CachePadded;
 
@@ -89,31 +98,55 @@ where
     R: Send,
     F: Fn(P::Item) -> Option<R> + Sync,
 {
+    // A boundless producer (`par_bridge`) hands out its items from its
+    // first position on: one call, as any other consumer's.
+    if P::BOUNDLESS {
+        let find = FindLast {
+            test,
+            above: Above::new(),
+        };
+        return run(par, &find).map(|(_, found)| found);
+    }
+    let (producer, config) = par.into_parts();
+    if P::HEAVY {
+        // A heavy position is searched from its end too: each block's one
+        // item is its answer, if any.
+        let searched = FromTheEnd {
+            base: producer,
+            test,
+        };
+        return in_segments(&searched, &config, Some);
+    }
+    in_segments(&producer, &config, test)
+}
+
+/// Searches `producer`'s positions in segments from the end.
+fn in_segments<P, R, F>(producer: &P, config: &Config, test: F) -> Option<R>
+where
+    P: Producer,
+    R: Send,
+    F: Fn(P::Item) -> Option<R> + Sync,
+{
     let find = FindLast {
         test,
         above: Above::new(),
     };
-    // A boundless producer (`par_bridge`) hands out its items from its
-    // first position on: one call, as any other consumer's.
-    if P::BOUNDLESS {
-        return run(par, &find).map(|(_, found)| found);
-    }
-    let (producer, config) = par.into_parts();
     let mut unreached = Unreached {
-        producer: &producer,
+        producer,
+        begin: 0,
         end: producer.len(),
     };
     let mut size = 1usize;
     while unreached.end > 0 {
         let begin = unreached.end.saturating_sub(size);
         let segment = Segment {
-            base: &producer,
+            base: producer,
             offset: begin,
             len: unreached.end - begin,
         };
         // The segment's positions are its call's to fold or drop.
         unreached.end = begin;
-        if let Some((_, found)) = drive(&segment, &config, &find) {
+        if let Some((_, found)) = drive(&segment, config, &find) {
             return Some(found);
         }
         size = size.saturating_mul(4);
@@ -121,18 +154,133 @@ where
     None
 }
 
-/// The positions `0..end` of a search from the end that no segment has
-/// taken yet: dropped unseen when the search ends, by an answer or a panic.
+/// [`Producer::rfind_map`]'s default: position by position from the last,
+/// each position's items in order (its last answer wins).
+///
+/// # Safety
+/// As for [`Producer::range`].
+#[inline]
+pub(super) unsafe fn by_position<P: Producer, A>(
+    producer: &P,
+    begin: usize,
+    end: usize,
+    test: &mut impl FnMut(P::Item) -> Option<A>,
+) -> Option<A> {
+    let mut unreached = Unreached {
+        producer,
+        begin,
+        end,
+    };
+    while unreached.end > begin {
+        if stopped() {
+            return None;
+        }
+        let at = unreached.end - 1;
+        unreached.end = at;
+        // SAFETY: position `at` is this search's (the caller's contract),
+        // and `unreached` no longer holds it.
+        let found = unsafe { producer.range(at, at + 1) }
+            .filter_map(&mut *test)
+            .last();
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// The positions `begin..end` of a search from the end that it has not
+/// taken yet: dropped unseen when the search ends, by an answer or a
+/// panic.
 struct Unreached<'a, P: Producer> {
     producer: &'a P,
+    begin: usize,
     end: usize,
 }
 
 impl<P: Producer> Drop for Unreached<'_, P> {
     fn drop(&mut self) {
-        // SAFETY: positions `0..end` were never handed out (each segment
-        // moves `end` below itself before its call).
-        unsafe { self.producer.drop_range(0, self.end) }
+        // SAFETY: positions `begin..end` were never handed out (the search
+        // moves `end` below each position or segment before it takes it).
+        unsafe { self.producer.drop_range(self.begin, self.end) }
+    }
+}
+
+/// A heavy producer whose block `begin..end` has one item at most: the
+/// answer of its search from the end ([`Producer::rfind_map`]).
+struct FromTheEnd<P, F> {
+    base: P,
+    test: F,
+}
+
+/// The iterator of one block of [`FromTheEnd`]: searches the block when
+/// asked for its item.
+struct Searched<'a, P: Producer, F> {
+    from: &'a FromTheEnd<P, F>,
+    begin: usize,
+    end: usize,
+    done: bool,
+}
+
+impl<P: Producer, R, F: Fn(P::Item) -> Option<R>> Iterator for Searched<'_, P, F> {
+    type Item = R;
+
+    fn next(&mut self) -> Option<R> {
+        if self.done {
+            return None;
+        }
+        self.done = true;
+        // SAFETY: the block was handed to this iterator alone, which hands
+        // it on once (`done`).
+        unsafe {
+            let test = &self.from.test;
+            self.from
+                .base
+                .rfind_map(self.begin, self.end, &mut |item| test(item))
+        }
+    }
+}
+
+impl<P: Producer, F> Drop for Searched<'_, P, F> {
+    fn drop(&mut self) {
+        if !self.done {
+            // SAFETY: the block was never handed on.
+            unsafe { self.from.base.drop_range(self.begin, self.end) }
+        }
+    }
+}
+
+// SAFETY: each block is the base's same positions, handed on once, to
+// its search or to `drop_range`; never `EXACT`.
+unsafe impl<P, R, F> Producer for FromTheEnd<P, F>
+where
+    P: Producer,
+    F: Fn(P::Item) -> Option<R> + Sync,
+{
+    type Item = R;
+    type Iter<'a>
+        = Searched<'a, P, F>
+    where
+        Self: 'a;
+    const EXACT: bool = false;
+    const HEAVY: bool = P::HEAVY;
+
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    unsafe fn range(&self, begin: usize, end: usize) -> Searched<'_, P, F> {
+        Searched {
+            from: self,
+            begin,
+            end,
+            done: false,
+        }
+    }
+
+    unsafe fn drop_range(&self, begin: usize, end: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.base.drop_range(begin, end) }
     }
 }
 
@@ -169,5 +317,15 @@ unsafe impl<'a, P: Producer> Producer for Segment<'a, P> {
     unsafe fn drop_range(&self, begin: usize, end: usize) {
         // SAFETY: as in `range`.
         unsafe { self.base.drop_range(self.offset + begin, self.offset + end) }
+    }
+
+    unsafe fn rfind_map<A, T: FnMut(P::Item) -> Option<A>>(
+        &self,
+        begin: usize,
+        end: usize,
+        test: &mut T,
+    ) -> Option<A> {
+        // SAFETY: as in `range`.
+        unsafe { (self.base).rfind_map(self.offset + begin, self.offset + end, test) }
     }
 }

@@ -132,10 +132,13 @@
 //!   longer than `usize::MAX`: each position is then a run of values, so an
 //!   unordered search (`find_any`) over `0..10^27` ends where a thread's
 //!   static range starts past the answer, as rayon's ends where a split
-//!   does. Of rayon's `octillion` test, two searches through a `flat_map`
-//!   of ranges of 10^9 items each still walk 10^18 values in a debug build
-//!   (`find_last`, whose inner walk goes front to back, and `find_any`
-//!   after a `fold`, which folds an outer item whole); the other nine pass.
+//!   does.
+//! - A `flat_map` whose closure returns a parallel iterator walks that
+//!   inner iterator serially on the thread of its outer item (rayon may
+//!   split it further). A search that stops early ends inside the inner
+//!   walks; `find_last` searches each inner iterator from its end; and a
+//!   `fold` under a search hands on a partial every 1024 items of such a
+//!   walk, as rayon's folds, one per split, let its searches end.
 //! - No `rayon::iter::plumbing` (`Producer`, `Consumer`, `bridge`): tine's
 //!   producers have a contract of their own (`Producer`, with positions
 //!   handed out once), so a crate that builds its own parallel iterators on

@@ -19,6 +19,7 @@
 //! and `Vec`), so that the contract and its first implementations read
 //! together; ranges are in `source/range.rs` and `source/wide_range.rs`.
 
+use super::find_last::by_position;
 use core::marker::PhantomData;
 use std::vec::Vec;
 
@@ -84,6 +85,34 @@ pub unsafe trait Producer: Sync {
     #[inline]
     fn live_from(&self, begin: usize) -> usize {
         begin
+    }
+
+    /// The answer that `test` gives to the last item of positions
+    /// `begin..end` it answers at all, searched from the end: what
+    /// `find_last` runs in a block of a [`Producer::HEAVY`] producer, whose
+    /// one position may hold more items than a walk from the front could
+    /// reach. A position's items are asked only while no later position
+    /// has an answer, the positions below the answer are dropped unseen,
+    /// and the search gives up (`None`) once the call it runs in has
+    /// stopped ([`crate::nest::stop::stopped`]). By default it goes
+    /// position by position from the last, each position's items in order;
+    /// an adaptor hands the search to the producer it wraps, and `flat_map`
+    /// searches each inner iterator from its end.
+    ///
+    /// # Safety
+    /// As for [`Producer::range`]: the positions are handed to this search.
+    #[inline]
+    unsafe fn rfind_map<A, T: FnMut(Self::Item) -> Option<A>>(
+        &self,
+        begin: usize,
+        end: usize,
+        test: &mut T,
+    ) -> Option<A>
+    where
+        Self: Sized,
+    {
+        // SAFETY: forwarded from the caller.
+        unsafe { by_position(self, begin, end, test) }
     }
 }
 

@@ -4,127 +4,24 @@
 //! A call is one fork over the outer items, so an inner parallel iterator
 //! made inside an item runs serially on the thread that made it: the outer
 //! items already spread over every thread (rayon can also split a large
-//! inner iterator; here, split the outer side finer instead). [`Serial`]
-//! runs any producer as a plain serial iterator, position by position, and
-//! keeps the producer contract: every position is handed out once, and the
-//! ones it never reaches are dropped with it. A boundless producer
-//! (`par_bridge`) is asked after each empty position where its live
-//! positions resume (`Producer::live_from`), so a walk that stops early
-//! (`any`, `find_*`, `try_*`, `take_any`) ends once its items run out.
+//! inner iterator; here, split the outer side finer instead), as a
+//! [`Serial`]. A search from the end (`find_last`) searches each inner
+//! iterator from its end instead ([`Producer::rfind_map`]).
 
 use super::super::iter::{IntoParallelIterator, ParallelIterator};
+use super::serial::Serial;
 use super::{clone_parts, Producer};
 use crate::nest::stop::stopped;
-use std::collections::VecDeque;
-
-/// A producer's items, in order, as a serial iterator that owns the
-/// producer. A position that yields more than one item (after a
-/// `flat_map_iter`) keeps the rest in a buffer; every other position goes
-/// straight through, without allocating.
-pub struct Serial<P: Producer> {
-    producer: P,
-    next: usize,
-    len: usize,
-    rest: VecDeque<P::Item>,
-}
 
 /// The items of `inner`, a parallel iterator, run here (its pool and
 /// schedule are not used).
 fn serial<I: IntoParallelIterator>(inner: I) -> Serial<<I::Iter as ParallelIterator>::Producer> {
-    let (producer, _config) = inner.into_par_iter().into_par().into_parts();
-    let len = producer.len();
-    Serial {
-        producer,
-        next: 0,
-        len,
-        rest: VecDeque::new(),
-    }
+    Serial::new(producer_of(inner))
 }
 
-impl<P: Producer> Iterator for Serial<P> {
-    type Item = P::Item;
-
-    #[inline]
-    fn next(&mut self) -> Option<P::Item> {
-        if !P::EXACT {
-            if let Some(item) = self.rest.pop_front() {
-                return Some(item);
-            }
-        }
-        while self.next < self.len {
-            // Inside a heavy block of a search that has stopped, this walk
-            // ends here; `Drop` drops the positions left.
-            if stopped() {
-                return None;
-            }
-            let position = self.next;
-            self.next += 1;
-            // SAFETY: in bounds, and `next` only grows, so each position is
-            // handed out once; `Drop` drops only the ones after it.
-            let mut items = unsafe { self.producer.range(position, position + 1) };
-            if let Some(first) = items.next() {
-                if !P::EXACT {
-                    self.rest.extend(items);
-                }
-                return Some(first);
-            }
-            drop(items);
-            // An empty position of a boundless producer (`par_bridge`,
-            // whose length is a bound it never reaches) may mean that its
-            // items ran out: skip the positions it says are dead, or this
-            // walk would go on to its length, position by position.
-            if P::BOUNDLESS {
-                let live = self.producer.live_from(self.next).min(self.len);
-                if live > self.next {
-                    let dead = self.next;
-                    self.next = live;
-                    // SAFETY: positions `dead..live` were never handed out,
-                    // and `next` has moved past them.
-                    unsafe { self.producer.drop_range(dead, live) };
-                }
-            }
-        }
-        None
-    }
-
-    /// The rest in one go: the buffer, then every position left as one
-    /// range of the producer, so that its loop runs whole (and vectorizes)
-    /// instead of position by position.
-    #[inline(always)]
-    fn fold<B, G: FnMut(B, P::Item) -> B>(mut self, init: B, mut g: G) -> B {
-        let mut acc = init;
-        if !P::EXACT {
-            while let Some(item) = self.rest.pop_front() {
-                acc = g(acc, item);
-            }
-        }
-        let (begin, end) = (self.next, self.len);
-        // Handed out before the range runs: if `g` panics, the range drops
-        // its own rest, and `Drop` has nothing left to drop.
-        self.next = end;
-        if begin == end {
-            return acc;
-        }
-        // SAFETY: positions `begin..end` were never handed out, and `next`
-        // has moved past them.
-        unsafe { self.producer.range(begin, end) }.fold(acc, g)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.len - self.next;
-        if P::EXACT {
-            (left, Some(left))
-        } else {
-            (self.rest.len(), None)
-        }
-    }
-}
-
-impl<P: Producer> Drop for Serial<P> {
-    fn drop(&mut self) {
-        // SAFETY: positions `next..len` were never handed out.
-        unsafe { self.producer.drop_range(self.next, self.len) }
-    }
+/// The producer of `inner`, a parallel iterator.
+fn producer_of<I: IntoParallelIterator>(inner: I) -> <I::Iter as ParallelIterator>::Producer {
+    inner.into_par_iter().into_par().into_parts().0
 }
 
 /// `flat_map(f)` with `f` returning a parallel iterator; `flatten` is
@@ -214,4 +111,33 @@ where
             front: None,
         }
     }
+
+    /// Each outer item's inner iterator searched from its end, the outer
+    /// items from the last.
+    unsafe fn rfind_map<A, T: FnMut(I::Item) -> Option<A>>(
+        &self,
+        begin: usize,
+        end: usize,
+        test: &mut T,
+    ) -> Option<A> {
+        let f = &self.f;
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            (self.base).rfind_map(begin, end, &mut |outer| {
+                last_of(producer_of(f(outer)), test)
+            })
+        }
+    }
+}
+
+/// The answer `test` gives to the last item of an inner iterator's
+/// `producer` it answers, searched from the end (a boundless producer,
+/// `par_bridge`'s, from its start: its length is only a bound).
+fn last_of<P: Producer, A>(producer: P, test: &mut impl FnMut(P::Item) -> Option<A>) -> Option<A> {
+    if P::BOUNDLESS {
+        return Serial::new(producer).filter_map(test).last();
+    }
+    let len = producer.len();
+    // SAFETY: a fresh producer, whose positions this one search takes.
+    unsafe { producer.rfind_map(0, len, test) }
 }

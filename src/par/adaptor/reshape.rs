@@ -3,6 +3,7 @@
 //! partial per range) and `with_pool`'s lifetime marker.
 
 use super::{clone_parts, DropPart, Indexed, MakeState, Producer};
+use crate::nest::stop::is_watched;
 use core::marker::PhantomData;
 
 /// `zip`: pairs, as long as the shorter side.
@@ -120,13 +121,25 @@ impl<P: Producer + Clone, I: Clone, F: Clone> Clone for Fold<P, I, F> {
 }
 
 /// The iterator of one range of [`Fold`]: folds the range when asked for
-/// its one item.
+/// its one item. In a block of a heavy producer that a search folds
+/// (`fold(..).find_any(..)` over a `flat_map`), it hands on a partial
+/// after every [`HEAVY_PARTIAL`] items instead, so that the search sees
+/// items before the block's great many are folded, as rayon's folds, one
+/// per split of the inner iterators, let it.
 #[derive(Debug)]
 pub struct FoldIter<'a, It, I, F> {
     base: Option<It>,
     identity: &'a I,
     f: &'a F,
+    /// Whether the base is heavy: then, under a search, a partial goes on
+    /// every [`HEAVY_PARTIAL`] items.
+    heavy: bool,
+    /// Whether a partial has been handed on.
+    handed: bool,
 }
+
+/// The items a heavy block's fold takes into one partial under a search.
+const HEAVY_PARTIAL: usize = 1024;
 
 impl<It, I, F, T> Iterator for FoldIter<'_, It, I, F>
 where
@@ -137,8 +150,25 @@ where
     type Item = T;
 
     fn next(&mut self) -> Option<T> {
-        let base = self.base.take()?;
-        Some(base.fold(self.identity.make(), self.f))
+        // The search's test is set around the block's fold, after `range`.
+        if !(self.heavy && is_watched()) {
+            let base = self.base.take()?;
+            return Some(base.fold(self.identity.make(), self.f));
+        }
+        let base = self.base.as_mut()?;
+        let mut partial = self.identity.make();
+        let mut taken = 0;
+        while taken < HEAVY_PARTIAL {
+            let Some(item) = base.next() else {
+                self.base = None;
+                break;
+            };
+            partial = (self.f)(partial, item);
+            taken += 1;
+        }
+        // An empty range still has its one partial, as without parts.
+        let first = !core::mem::replace(&mut self.handed, true);
+        (taken > 0 || first).then_some(partial)
     }
 }
 
@@ -164,6 +194,8 @@ where
             base: Some(unsafe { self.base.range(begin, end) }),
             identity: &self.identity,
             f: &self.f,
+            heavy: P::HEAVY,
+            handed: false,
         }
     }
 }
@@ -191,6 +223,16 @@ unsafe impl<P: Producer> Producer for Pooled<'_, P> {
     unsafe fn range(&self, begin: usize, end: usize) -> Self::Iter<'_> {
         // SAFETY: forwarded from the caller.
         unsafe { self.base.range(begin, end) }
+    }
+
+    unsafe fn rfind_map<A, T: FnMut(P::Item) -> Option<A>>(
+        &self,
+        begin: usize,
+        end: usize,
+        test: &mut T,
+    ) -> Option<A> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.base.rfind_map(begin, end, test) }
     }
 }
 // SAFETY: as its base.

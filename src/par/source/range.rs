@@ -199,6 +199,17 @@ unsafe impl<T: RangeInteger> Producer for RangeProducer<T> {
         unsafe { self.0.range(begin, end) }
     }
 
+    #[inline]
+    unsafe fn rfind_map<A, F: FnMut(T) -> Option<A>>(
+        &self,
+        begin: usize,
+        end: usize,
+        test: &mut F,
+    ) -> Option<A> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.0.rfind_map(begin, end, test) }
+    }
+
     #[inline(always)]
     unsafe fn drop_range(&self, begin: usize, end: usize) {
         // SAFETY: forwarded from the caller.
