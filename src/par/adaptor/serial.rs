@@ -18,9 +18,9 @@
 //!   (a buffer; after a `flat_map_iter`, a filter, a bridge), or, for a
 //!   [`Producer::HEAVY`] producer (a `flat_map` in a `flat_map`, whose one
 //!   position may hold more items than memory), as the position's own
-//!   iterator in `walking`, which borrows the producer. A heavy producer
-//!   therefore lives on the heap ([`Home::Heap`]), at an address that does
-//!   not move with the `Serial`, and `walking` is dropped before it.
+//!   iterator, which borrows the producer. A heavy producer therefore lives
+//!   on the heap with that iterator ([`Heavy`]), at an address that does
+//!   not move with the `Serial`, and the iterator is dropped before it.
 //! - A boundless producer (`par_bridge`) is asked after each empty position
 //!   where its live positions resume (`Producer::live_from`), so a walk
 //!   that stops early (`any`, `find_*`, `try_*`, `take_any`) ends once its
@@ -29,6 +29,7 @@
 
 use super::Producer;
 use crate::nest::stop::stopped;
+use core::mem::MaybeUninit;
 use core::ptr::NonNull;
 use std::boxed::Box;
 use std::collections::VecDeque;
@@ -36,71 +37,87 @@ use std::collections::VecDeque;
 /// A producer's items, in order, as a serial iterator that owns the
 /// producer. See the module docs.
 pub struct Serial<P: Producer> {
-    /// The iterator of the heavy position being walked, if any; it
-    /// borrows the producer in `home` (its lifetime erased).
-    walking: Option<Box<dyn Iterator<Item = P::Item>>>,
-    home: Home<P>,
+    /// The producer, when it is not heavy (uninit when it is).
+    here: MaybeUninit<P>,
+    /// A heavy producer, on the heap (dangling when it is not heavy):
+    /// freed by `Drop`.
+    heavy: NonNull<Heavy<P>>,
     next: usize,
     len: usize,
     rest: VecDeque<P::Item>,
 }
 
-/// Where a [`Serial`] keeps its producer.
-enum Home<P> {
-    /// In place: no iterator outlives a call of [`Serial`]'s.
-    Here(P),
-    /// On the heap, from a `Box` that [`Home`]'s `Drop` frees: a heavy
-    /// producer, whose position's iterator [`Serial::walking`] keeps.
-    Heap(NonNull<P>),
-}
-
-impl<P> Home<P> {
-    #[inline(always)]
-    fn get(&self) -> &P {
-        match self {
-            Home::Here(producer) => producer,
-            // SAFETY: the box is alive until `Drop`, and nothing holds a
-            // `&mut` to it.
-            Home::Heap(producer) => unsafe { producer.as_ref() },
-        }
-    }
-}
-
-impl<P> Drop for Home<P> {
-    fn drop(&mut self) {
-        if let Home::Heap(producer) = self {
-            // SAFETY: made by `Box::leak` in `Serial::new`, freed once,
-            // here; `Serial`'s `Drop` dropped `walking` before.
-            drop(unsafe { Box::from_raw(producer.as_ptr()) });
-        }
-    }
+/// A heavy producer and the iterator of the position being walked, which
+/// borrows it (its lifetime erased): at an address that does not move
+/// with the [`Serial`]; the iterator is dropped first (field order).
+struct Heavy<P: Producer> {
+    walking: Option<Box<dyn Iterator<Item = P::Item>>>,
+    producer: P,
 }
 
 impl<P: Producer> Serial<P> {
     /// Every position of `producer`, none handed out yet.
+    #[inline(always)]
     pub(super) fn new(producer: P) -> Self {
         let len = producer.len();
-        let home = if P::HEAVY {
-            Home::Heap(NonNull::from(Box::leak(Box::new(producer))))
+        let (here, heavy) = if P::HEAVY {
+            let heavy = Box::new(Heavy {
+                walking: None,
+                producer,
+            });
+            (MaybeUninit::uninit(), NonNull::from(Box::leak(heavy)))
         } else {
-            Home::Here(producer)
+            (MaybeUninit::new(producer), NonNull::dangling())
         };
         Serial {
-            walking: None,
-            home,
+            here,
+            heavy,
             next: 0,
             len,
             rest: VecDeque::new(),
         }
     }
+
+    /// The producer, wherever it lives. The reference does not borrow
+    /// `self`, so a heavy position's iterator may be kept while the
+    /// `Serial` moves.
+    ///
+    /// # Safety
+    /// The reference must not outlive the `Serial`, and, for a producer
+    /// that is not heavy (which lives in the `Serial`), must not outlive a
+    /// move of it either: use it within the call that took it.
+    #[inline(always)]
+    unsafe fn producer<'p>(&self) -> &'p P {
+        if P::HEAVY {
+            // SAFETY: a heavy producer lives on the heap from `new` until
+            // `Drop` (the caller's contract covers the rest); nothing takes
+            // a `&mut` to it.
+            unsafe { &(*self.heavy.as_ptr()).producer }
+        } else {
+            // SAFETY: initialized by `new` for a producer that is not
+            // heavy, dropped only by `Drop`; the caller keeps the
+            // reference within its call.
+            unsafe { &*self.here.as_ptr() }
+        }
+    }
+
+    /// The heavy position being walked, if any.
+    #[inline(always)]
+    fn walking(&mut self) -> &mut Option<Box<dyn Iterator<Item = P::Item>>> {
+        debug_assert!(P::HEAVY);
+        // SAFETY: a heavy producer's `Heavy` lives from `new` to `Drop`;
+        // this `&mut` covers its `walking` field alone, which no other
+        // reference points into.
+        unsafe { &mut *core::ptr::addr_of_mut!((*self.heavy.as_ptr()).walking) }
+    }
 }
 
 /// The rest of a heavy position, `items`, with its lifetime erased, for
-/// [`Serial::walking`] to keep.
+/// [`Heavy::walking`] to keep.
 ///
 /// # Safety
-/// `items` must borrow a producer on the heap ([`Home::Heap`]) of the
-/// `Serial` that keeps it, which must drop it before that producer.
+/// `items` may borrow only the producer of the [`Heavy`] that keeps it,
+/// which must drop it before that producer.
 #[cold]
 unsafe fn erased<'p, T>(items: impl Iterator<Item = T> + 'p) -> Box<dyn Iterator<Item = T>> {
     let items: Box<dyn Iterator<Item = T> + 'p> = Box::new(items);
@@ -117,11 +134,11 @@ impl<P: Producer> Iterator for Serial<P> {
     #[inline]
     fn next(&mut self) -> Option<P::Item> {
         if P::HEAVY {
-            if let Some(walking) = &mut self.walking {
+            if let Some(walking) = self.walking() {
                 if let Some(item) = walking.next() {
                     return Some(item);
                 }
-                self.walking = None;
+                *self.walking() = None;
             }
         } else if !P::EXACT {
             if let Some(item) = self.rest.pop_front() {
@@ -136,15 +153,17 @@ impl<P: Producer> Iterator for Serial<P> {
             }
             let position = self.next;
             self.next += 1;
-            let producer = self.home.get();
+            // SAFETY: used within this call, or, for a heavy producer, by
+            // the iterator kept in `walking`, which `Drop` drops first.
+            let producer = unsafe { self.producer() };
             // SAFETY: in bounds, and `next` only grows, so each position is
             // handed out once; `Drop` drops only the ones after it.
             let mut items = unsafe { producer.range(position, position + 1) };
             if let Some(first) = items.next() {
                 if P::HEAVY {
-                    // SAFETY: a heavy producer lives on the heap
-                    // (`Serial::new`), and `Drop` drops `walking` first.
-                    self.walking = Some(unsafe { erased(items) });
+                    // SAFETY: `items` borrows the heavy producer, which
+                    // `Heavy` drops after `walking`.
+                    *self.walking() = Some(unsafe { erased(items) });
                 } else if !P::EXACT {
                     self.rest.extend(items);
                 }
@@ -176,7 +195,7 @@ impl<P: Producer> Iterator for Serial<P> {
     fn fold<B, G: FnMut(B, P::Item) -> B>(mut self, init: B, mut g: G) -> B {
         let mut acc = init;
         if P::HEAVY {
-            if let Some(walking) = self.walking.take() {
+            if let Some(walking) = self.walking().take() {
                 acc = walking.fold(acc, &mut g);
             }
         } else if !P::EXACT {
@@ -192,8 +211,8 @@ impl<P: Producer> Iterator for Serial<P> {
             return acc;
         }
         // SAFETY: positions `begin..end` were never handed out, and `next`
-        // has moved past them.
-        unsafe { self.home.get().range(begin, end) }.fold(acc, g)
+        // has moved past them; the producer is used within this call.
+        unsafe { self.producer().range(begin, end) }.fold(acc, g)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -207,11 +226,35 @@ impl<P: Producer> Iterator for Serial<P> {
 }
 
 impl<P: Producer> Drop for Serial<P> {
+    #[inline(always)]
     fn drop(&mut self) {
-        // First the iterator that borrows the producer (a panic in its
-        // `Drop` leaves the rest to the fields' drops: no use after free).
-        self.walking = None;
-        // SAFETY: positions `next..len` were never handed out.
-        unsafe { self.home.get().drop_range(self.next, self.len) }
+        if P::HEAVY {
+            // SAFETY: made by `Box::leak` in `new`, freed once, here. The
+            // box drops the producer on unwinding too.
+            let mut heavy = unsafe { Box::from_raw(self.heavy.as_ptr()) };
+            // First the iterator that borrows the producer.
+            drop(heavy.walking.take());
+            // SAFETY: positions `next..len` were never handed out.
+            unsafe { heavy.producer.drop_range(self.next, self.len) }
+        } else {
+            let here = self.here.as_mut_ptr();
+            // The producer drops after its positions, on unwinding too.
+            let _free = DropOnExit(here);
+            // SAFETY: initialized by `new`, dropped only by `_free`;
+            // positions `next..len` were never handed out.
+            unsafe { (*here).drop_range(self.next, self.len) }
+        }
+    }
+}
+
+/// Drops the producer it points to when it goes out of scope.
+struct DropOnExit<P>(*mut P);
+
+impl<P> Drop for DropOnExit<P> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: `Serial`'s `Drop` points it to its initialized producer,
+        // dropped here alone.
+        unsafe { core::ptr::drop_in_place(self.0) }
     }
 }
