@@ -229,26 +229,54 @@ fn a_search_from_the_end_through_flat_maps_drops_every_item_once() {
 
 #[test]
 fn a_search_from_the_end_stops_the_lower_inner_walks() {
-    // Outer item 2 is short and holds no answer, so the second segment
-    // searches items 0 and 1 at once, on a thread each. Item 0 holds no
-    // answer and 2^40 values: its search from the end must give up once
-    // item 1's answer is found.
-    let found = support::within(LIMIT, || {
-        set_override(Override::AlwaysFork);
-        (0u32..3)
-            .into_par_iter()
-            .schedule(Schedule::Static)
-            .flat_map(|i| {
-                let len = if i == 2 { 10 } else { 1 << 40 };
-                (0u64..len)
+    // Outer item 0 holds no answer and 2^40 values, item 1 an answer near
+    // its end, item 2 nothing. Searched from the end, item 0 is never
+    // needed: a thread alone never gets there, and one that searches it
+    // beside another must give up once item 1's answer is found.
+    support::within(LIMIT, || {
+        every_way(|| {
+            let last = (2u64 << 40) - 1;
+            for schedule in [Schedule::Static, Schedule::Dynamic { grain: 1 }] {
+                let found = (0u32..3)
                     .into_par_iter()
-                    .map(move |j| (u64::from(i) << 40) + j)
-            })
-            .with_pool(&tine::spawn_pool(2))
-            .find_last(|&x| x >> 40 == 1 && x % 3 == 0)
+                    .schedule(schedule)
+                    .flat_map(|i| {
+                        let len = if i == 2 { 10 } else { 1 << 40 };
+                        (0u64..len)
+                            .into_par_iter()
+                            .map(move |j| (u64::from(i) << 40) + j)
+                    })
+                    .find_last(|&x| x >> 40 == 1 && x % 3 == 0);
+                assert_eq!(found, Some(last - last % 3));
+            }
+            // A chain searches its second part from the end first.
+            let huge = |i: u64| (0u64..1 << 40).into_par_iter().map(move |j| (i << 40) + j);
+            let found = (0u64..2)
+                .into_par_iter()
+                .flat_map(huge)
+                .chain((2u64..3).into_par_iter().flat_map(huge))
+                .find_last(|&x| x % 5 == 0);
+            let last = (3u64 << 40) - 1;
+            assert_eq!(found, Some(last - last % 5));
+        })
     });
-    let last = (2u64 << 40) - 1;
-    assert_eq!(found, Some(last - last % 3));
+}
+
+#[test]
+fn a_128_bit_range_is_searched_from_the_end_of_its_runs() {
+    // Runs of about 2^64 values each.
+    support::within(LIMIT, || {
+        every_way(|| {
+            let found = (0..u128::MAX).into_par_iter().find_last(|x| x % 1000 == 7);
+            let last = u128::MAX - 1;
+            assert_eq!(found, Some(last - (last - 7) % 1000));
+            let all = (0..=u128::MAX).into_par_iter();
+            assert_eq!(all.find_last(|_| true), Some(u128::MAX));
+            let signed = (i128::MIN..=i128::MAX).into_par_iter();
+            let below = signed.find_map_last(|x| (x < i128::MAX - 5).then_some(x));
+            assert_eq!(below, Some(i128::MAX - 6));
+        })
+    });
 }
 
 /// Outer items `0..4`, each a `flat_map` of 2 items, each of 2^40 values:
@@ -306,8 +334,30 @@ fn a_search_through_nested_flat_maps_drops_every_item_once() {
             })
         })
     };
+    // The same with the middle level reversed: a walk kept in the middle
+    // drops its positions left through the producer it borrows.
+    let reversed = move || {
+        (0..outer).into_par_iter().flat_map(move |i| {
+            (0..runs).into_par_iter().rev().flat_map(move |j| {
+                (0..each)
+                    .map(|k| counted((i * runs + j) * each + k))
+                    .collect::<Vec<_>>()
+                    .into_par_iter()
+            })
+        })
+    };
     every_way(|| {
         for wanted in [0, total / 2 + 1, total - 1, total] {
+            recount();
+            let found = reversed()
+                .find_any(|item| item.0 == wanted)
+                .map(|item| item.0);
+            assert_eq!(found, (wanted < total).then_some(wanted));
+            assert_eq!(
+                DROPPED.load(Relaxed),
+                MADE.load(Relaxed),
+                "reversed {wanted}"
+            );
             recount();
             let found = owned().find_any(|item| item.0 == wanted).map(|item| item.0);
             assert_eq!(found, (wanted < total).then_some(wanted));

@@ -16,13 +16,16 @@
 //! last hit.
 //!
 //! A heavy producer's one position may hold more items than a walk from
-//! its front could reach (a `flat_map` of 10^9 inner items each): there,
-//! each block is searched from its end as well ([`Producer::rfind_map`]:
-//! `flat_map` searches each inner iterator from its end, and the adaptors
-//! in between pass the search on), and gives the block's answer as its one
-//! item.
+//! its front could reach (a `flat_map` of 10^9 inner items each, a run of
+//! 2^64 values of a 128-bit range). Its positions are searched one by one,
+//! each from its end ([`Producer::rfind_map`]: `flat_map` searches each
+//! inner iterator from its end, and the adaptors in between pass the
+//! search on), as a search from the front over the positions reversed
+//! ([`Backward`]): no thread searches a position below one it has not
+//! searched, and a thread on a lower position stops once a higher one has
+//! an answer.
 
-use super::consume::run;
+use super::consume::{find, run};
 use super::drive::{drive, Consumer};
 use super::iter::Par;
 use super::producer::Producer;
@@ -107,16 +110,14 @@ where
         };
         return run(par, &find).map(|(_, found)| found);
     }
-    let (producer, config) = par.into_parts();
     if P::HEAVY {
-        // A heavy position is searched from its end too: each block's one
-        // item is its answer, if any.
-        let searched = FromTheEnd {
-            base: producer,
-            test,
-        };
-        return in_segments(&searched, &config, Some);
+        // Heavy positions are searched one by one, each from its end, in
+        // the order of a search from the front over the positions
+        // reversed: each thread goes down its positions, and a thread on a
+        // lower one stops once a higher one has an answer.
+        return find(par.wrap(|base| Backward { base, test }), Some, true);
     }
+    let (producer, config) = par.into_parts();
     in_segments(&producer, &config, test)
 }
 
@@ -179,9 +180,15 @@ pub(super) unsafe fn by_position<P: Producer, A>(
         unreached.end = at;
         // SAFETY: position `at` is this search's (the caller's contract),
         // and `unreached` no longer holds it.
-        let found = unsafe { producer.range(at, at + 1) }
-            .filter_map(&mut *test)
-            .last();
+        let items = unsafe { producer.range(at, at + 1) };
+        // Item by item (a `fold`, which `last` runs, may not look for the
+        // stop): the position's last answer wins.
+        let mut found = None;
+        for item in items {
+            if let Some(answer) = test(item) {
+                found = Some(answer);
+            }
+        }
         if found.is_some() {
             return found;
         }
@@ -206,17 +213,26 @@ impl<P: Producer> Drop for Unreached<'_, P> {
     }
 }
 
-/// A heavy producer whose block `begin..end` has one item at most: the
-/// answer of its search from the end ([`Producer::rfind_map`]).
-struct FromTheEnd<P, F> {
+/// A heavy producer's positions in reverse (position `i` is the base's
+/// `len - 1 - i`), each block yielding one item at most: the answer of its
+/// search from the end ([`Producer::rfind_map`]).
+struct Backward<P, F> {
     base: P,
     test: F,
 }
 
-/// The iterator of one block of [`FromTheEnd`]: searches the block when
-/// asked for its item.
+impl<P: Producer, F> Backward<P, F> {
+    /// The base's positions of block `begin..end`.
+    fn base_range(&self, begin: usize, end: usize) -> (usize, usize) {
+        let len = self.base.len();
+        (len - end, len - begin)
+    }
+}
+
+/// The iterator of one block of [`Backward`]: searches the block when asked
+/// for its item.
 struct Searched<'a, P: Producer, F> {
-    from: &'a FromTheEnd<P, F>,
+    from: &'a Backward<P, F>,
     begin: usize,
     end: usize,
     done: bool,
@@ -230,14 +246,10 @@ impl<P: Producer, R, F: Fn(P::Item) -> Option<R>> Iterator for Searched<'_, P, F
             return None;
         }
         self.done = true;
+        let test = &self.from.test;
         // SAFETY: the block was handed to this iterator alone, which hands
         // it on once (`done`).
-        unsafe {
-            let test = &self.from.test;
-            self.from
-                .base
-                .rfind_map(self.begin, self.end, &mut |item| test(item))
-        }
+        unsafe { (self.from.base).rfind_map(self.begin, self.end, &mut |item| test(item)) }
     }
 }
 
@@ -250,9 +262,10 @@ impl<P: Producer, F> Drop for Searched<'_, P, F> {
     }
 }
 
-// SAFETY: each block is the base's same positions, handed on once, to
-// its search or to `drop_range`; never `EXACT`.
-unsafe impl<P, R, F> Producer for FromTheEnd<P, F>
+// SAFETY: block `begin..end` is the base's positions `len - end..len -
+// begin`, handed on once, to its search or to `drop_range`: distinct
+// blocks are distinct base positions. Never `EXACT`.
+unsafe impl<P, R, F> Producer for Backward<P, F>
 where
     P: Producer,
     F: Fn(P::Item) -> Option<R> + Sync,
@@ -270,6 +283,7 @@ where
     }
 
     unsafe fn range(&self, begin: usize, end: usize) -> Searched<'_, P, F> {
+        let (begin, end) = self.base_range(begin, end);
         Searched {
             from: self,
             begin,
@@ -279,7 +293,8 @@ where
     }
 
     unsafe fn drop_range(&self, begin: usize, end: usize) {
-        // SAFETY: forwarded from the caller.
+        let (begin, end) = self.base_range(begin, end);
+        // SAFETY: forwarded from the caller, reversed.
         unsafe { self.base.drop_range(begin, end) }
     }
 }

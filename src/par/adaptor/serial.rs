@@ -228,33 +228,38 @@ impl<P: Producer> Iterator for Serial<P> {
 impl<P: Producer> Drop for Serial<P> {
     #[inline(always)]
     fn drop(&mut self) {
+        let (next, len) = (self.next, self.len);
         if P::HEAVY {
-            // SAFETY: made by `Box::leak` in `new`, freed once, here. The
-            // box drops the producer on unwinding too.
-            let mut heavy = unsafe { Box::from_raw(self.heavy.as_ptr()) };
+            let heavy = self.heavy.as_ptr();
+            // The guards run in reverse, on unwinding too: the positions
+            // left, then the heap block.
+            // SAFETY: made by `Box::leak` in `new`, freed once, here, after
+            // every reference into it is gone.
+            let _free = Finally(|| drop(unsafe { Box::from_raw(heavy) }));
+            // SAFETY: positions `next..len` were never handed out; the
+            // block lives until `_free`.
+            let _rest = Finally(|| unsafe { (*heavy).producer.drop_range(next, len) });
             // First the iterator that borrows the producer.
-            drop(heavy.walking.take());
-            // SAFETY: positions `next..len` were never handed out.
-            unsafe { heavy.producer.drop_range(self.next, self.len) }
+            // SAFETY: the block lives until `_free`; this `&mut` covers
+            // `walking` alone.
+            drop(unsafe { (*heavy).walking.take() });
         } else {
             let here = self.here.as_mut_ptr();
-            // The producer drops after its positions, on unwinding too.
-            let _free = DropOnExit(here);
-            // SAFETY: initialized by `new`, dropped only by `_free`;
-            // positions `next..len` were never handed out.
-            unsafe { (*here).drop_range(self.next, self.len) }
+            // SAFETY: initialized by `new`, dropped once, here, after its
+            // positions (on unwinding too).
+            let _free = Finally(|| unsafe { core::ptr::drop_in_place(here) });
+            // SAFETY: positions `next..len` were never handed out.
+            unsafe { (*here).drop_range(next, len) }
         }
     }
 }
 
-/// Drops the producer it points to when it goes out of scope.
-struct DropOnExit<P>(*mut P);
+/// Runs its closure when it goes out of scope, on unwinding too.
+struct Finally<F: FnMut()>(F);
 
-impl<P> Drop for DropOnExit<P> {
+impl<F: FnMut()> Drop for Finally<F> {
     #[inline(always)]
     fn drop(&mut self) {
-        // SAFETY: `Serial`'s `Drop` points it to its initialized producer,
-        // dropped here alone.
-        unsafe { core::ptr::drop_in_place(self.0) }
+        (self.0)()
     }
 }

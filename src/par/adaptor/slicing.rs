@@ -184,6 +184,26 @@ unsafe impl<A: Producer, B: Producer<Item = A::Item>> Producer for Chain<A, B> {
         }
         a_len + self.b.live_from(begin.max(a_len) - a_len)
     }
+
+    /// `b`'s part from its end, then `a`'s.
+    unsafe fn rfind_map<R, T: FnMut(A::Item) -> Option<R>>(
+        &self,
+        begin: usize,
+        end: usize,
+        test: &mut T,
+    ) -> Option<R> {
+        let ((a_begin, a_end), (b_begin, b_end)) = self.parts(begin, end);
+        // SAFETY: as in `range`; `a`'s part goes even if `b`'s search
+        // panics, or unseen if it has the answer.
+        let a = unsafe { DropPart::new(&self.a, a_begin, a_end) };
+        // SAFETY: as in `range`.
+        if let Some(answer) = unsafe { self.b.rfind_map(b_begin, b_end, test) } {
+            return Some(answer);
+        }
+        core::mem::forget(a);
+        // SAFETY: as in `range`.
+        unsafe { self.a.rfind_map(a_begin, a_end, test) }
+    }
 }
 // SAFETY: one item per position when both sides have one.
 unsafe impl<A: Indexed, B: Indexed<Item = A::Item>> Indexed for Chain<A, B> {}

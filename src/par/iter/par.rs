@@ -65,7 +65,8 @@ impl<P: Producer> Par<P> {
         self.producer.as_ref().map_or(0, Producer::len)
     }
 
-    pub(super) fn wrap<Q: Producer>(self, f: impl FnOnce(P) -> Q) -> Par<Q> {
+    /// The same settings over a producer that `f` makes of this one's.
+    pub(crate) fn wrap<Q: Producer>(self, f: impl FnOnce(P) -> Q) -> Par<Q> {
         let (producer, config) = self.into_parts();
         Par {
             producer: Some(f(producer)),

@@ -19,6 +19,7 @@
 //! position `p` covers offsets `p * stride ..= min((p + 1) * stride - 1,
 //! last)`.
 
+use crate::nest::stop::stopped;
 use crate::par::producer::Producer;
 use crate::par::source::range::RangeInteger;
 
@@ -116,7 +117,35 @@ unsafe impl<T: WideInteger> Producer for WideRangeProducer<T> {
     }
 
     unsafe fn drop_range(&self, _begin: usize, _end: usize) {}
+
+    /// Value by value from the last, each run from its end: a run may hold
+    /// 2^64 values.
+    unsafe fn rfind_map<A, F: FnMut(T) -> Option<A>>(
+        &self,
+        begin: usize,
+        end: usize,
+        test: &mut F,
+    ) -> Option<A> {
+        // SAFETY: forwarded from the caller.
+        let mut values = unsafe { self.range(begin, end) };
+        let mut asked = 0u32;
+        while let Some(value) = values.next_back() {
+            if let Some(answer) = test(value) {
+                return Some(answer);
+            }
+            asked = asked.wrapping_add(1);
+            // The stop of a search inside a heavy block (as in `Serial`).
+            if asked % STOP_EVERY == 0 && stopped() {
+                return None;
+            }
+        }
+        None
+    }
 }
+
+/// How many values a search from the end asks between two looks for the
+/// stop.
+const STOP_EVERY: u32 = 4096;
 
 /// The values of some positions of a [`WideRangeProducer`], in order.
 #[derive(Clone, Debug)]
@@ -165,6 +194,23 @@ impl<T: WideInteger> Iterator for WideIter<T> {
             Ok(left) if left < usize::MAX => (left + 1, Some(left + 1)),
             _ => (usize::MAX, None),
         }
+    }
+}
+
+impl<T: WideInteger> DoubleEndedIterator for WideIter<T> {
+    #[inline]
+    fn next_back(&mut self) -> Option<T> {
+        if self.done {
+            return None;
+        }
+        let offset = self.last;
+        // `next` may be 0: end before stepping below it.
+        if offset == self.next {
+            self.done = true;
+        } else {
+            self.last -= 1;
+        }
+        Some(self.start.offset_by(offset))
     }
 }
 
