@@ -105,6 +105,17 @@ macro_rules! every_consumer {
                 .with_pool(pool)
                 .flat_map(|i| (0..i).into_par_iter().map(|j| j + 1))
                 .sum::<u64>();
+            // A `flat_map` in a `flat_map`, folded (a search's walk keeps
+            // a heavy position on the heap; a fold keeps nothing).
+            total += (0..16u64)
+                .into_par_iter()
+                .with_pool(pool)
+                .flat_map(|i| {
+                    (0..i)
+                        .into_par_iter()
+                        .flat_map(move |j| (0..j).into_par_iter().map(move |k| i + k))
+                })
+                .sum::<u64>();
             // The other slice sources (rayon's names).
             total += data
                 .par_windows(3)

@@ -18,9 +18,11 @@
 //!   (a buffer; after a `flat_map_iter`, a filter, a bridge), or, for a
 //!   [`Producer::HEAVY`] producer (a `flat_map` in a `flat_map`, whose one
 //!   position may hold more items than memory), as the position's own
-//!   iterator, which borrows the producer. A heavy producer therefore lives
-//!   on the heap with that iterator ([`Heavy`]), at an address that does
-//!   not move with the `Serial`, and the iterator is dropped before it.
+//!   iterator, which borrows the producer. So the first `next` moves a
+//!   heavy producer to the heap, into a block with that iterator
+//!   ([`Heavy`]), at an address that does not move with the `Serial`, and
+//!   the iterator is dropped before it; a `fold`, which keeps nothing,
+//!   leaves it in place (no allocation).
 //! - A boundless producer (`par_bridge`) is asked after each empty position
 //!   where its live positions resume (`Producer::live_from`), so a walk
 //!   that stops early (`any`, `find_*`, `try_*`, `take_any`) ends once its
@@ -37,11 +39,12 @@ use std::collections::VecDeque;
 /// A producer's items, in order, as a serial iterator that owns the
 /// producer. See the module docs.
 pub struct Serial<P: Producer> {
-    /// The producer, when it is not heavy (uninit when it is).
+    /// The producer, until a heavy one moves to the heap (then uninit).
     here: MaybeUninit<P>,
-    /// A heavy producer, on the heap (dangling when it is not heavy):
-    /// freed by `Drop`.
-    heavy: NonNull<Heavy<P>>,
+    /// A heavy producer, once the first `next` has moved it to the heap
+    /// (a `fold` never does): freed by `Drop`. Always `None` for a
+    /// producer that is not heavy.
+    heavy: Option<NonNull<Heavy<P>>>,
     next: usize,
     len: usize,
     rest: VecDeque<P::Item>,
@@ -59,22 +62,22 @@ impl<P: Producer> Serial<P> {
     /// Every position of `producer`, none handed out yet.
     #[inline(always)]
     pub(super) fn new(producer: P) -> Self {
-        let len = producer.len();
-        let (here, heavy) = if P::HEAVY {
-            let heavy = Box::new(Heavy {
-                walking: None,
-                producer,
-            });
-            (MaybeUninit::uninit(), NonNull::from(Box::leak(heavy)))
-        } else {
-            (MaybeUninit::new(producer), NonNull::dangling())
-        };
         Serial {
-            here,
-            heavy,
+            len: producer.len(),
+            here: MaybeUninit::new(producer),
+            heavy: None,
             next: 0,
-            len,
             rest: VecDeque::new(),
+        }
+    }
+
+    /// The producer on the heap, if it has moved there.
+    #[inline(always)]
+    fn on_heap(&self) -> Option<NonNull<Heavy<P>>> {
+        if P::HEAVY {
+            self.heavy
+        } else {
+            None
         }
     }
 
@@ -83,32 +86,59 @@ impl<P: Producer> Serial<P> {
     /// `Serial` moves.
     ///
     /// # Safety
-    /// The reference must not outlive the `Serial`, and, for a producer
-    /// that is not heavy (which lives in the `Serial`), must not outlive a
-    /// move of it either: use it within the call that took it.
+    /// The reference must not outlive the `Serial`, nor, while the
+    /// producer is in place, a move of it or of the producer to the heap:
+    /// use it within the call that took it, or keep it only after
+    /// [`Serial::heap_block`].
     #[inline(always)]
     unsafe fn producer<'p>(&self) -> &'p P {
-        if P::HEAVY {
-            // SAFETY: a heavy producer lives on the heap from `new` until
-            // `Drop` (the caller's contract covers the rest); nothing takes
-            // a `&mut` to it.
-            unsafe { &(*self.heavy.as_ptr()).producer }
-        } else {
-            // SAFETY: initialized by `new` for a producer that is not
-            // heavy, dropped only by `Drop`; the caller keeps the
-            // reference within its call.
-            unsafe { &*self.here.as_ptr() }
+        match self.on_heap() {
+            // SAFETY: the block lives until `Drop` (the caller's contract
+            // covers the rest); nothing takes a `&mut` to its producer.
+            Some(heavy) => unsafe { &(*heavy.as_ptr()).producer },
+            // SAFETY: in place and initialized until it moves to the heap
+            // or `Drop` drops it; the caller's contract covers the rest.
+            None => unsafe { &*self.here.as_ptr() },
         }
     }
 
-    /// The heavy position being walked, if any.
-    #[inline(always)]
-    fn walking(&mut self) -> &mut Option<Box<dyn Iterator<Item = P::Item>>> {
+    /// Moves a heavy producer to the heap, where a position's iterator
+    /// may borrow it while the `Serial` moves (once; then a no-op).
+    #[cold]
+    fn heap_block(&mut self) -> NonNull<Heavy<P>> {
         debug_assert!(P::HEAVY);
-        // SAFETY: a heavy producer's `Heavy` lives from `new` to `Drop`;
-        // this `&mut` covers its `walking` field alone, which no other
-        // reference points into.
-        unsafe { &mut *core::ptr::addr_of_mut!((*self.heavy.as_ptr()).walking) }
+        if let Some(heavy) = self.heavy {
+            return heavy;
+        }
+        // The allocation first: if it fails, the producer is still here.
+        let block = Box::leak(Box::new(MaybeUninit::<Heavy<P>>::uninit()));
+        // SAFETY: `here` is initialized while `heavy` is `None`, and is
+        // read once: from here on only `heavy` is used (`on_heap`).
+        let producer = unsafe { self.here.as_ptr().read() };
+        let heavy = NonNull::from(block.write(Heavy {
+            walking: None,
+            producer,
+        }));
+        self.heavy = Some(heavy);
+        heavy
+    }
+
+    /// The heavy position being walked, if any (`None` before the
+    /// producer moves to the heap).
+    #[inline(always)]
+    fn walking(&mut self) -> Option<&mut Box<dyn Iterator<Item = P::Item>>> {
+        let heavy = self.on_heap()?;
+        // SAFETY: the block lives until `Drop`; this `&mut` covers its
+        // `walking` field alone, which no other reference points into.
+        unsafe { (*core::ptr::addr_of_mut!((*heavy.as_ptr()).walking)).as_mut() }
+    }
+
+    /// Drops the heavy position being walked, if any.
+    #[inline(always)]
+    fn end_walk(&mut self) -> Option<Box<dyn Iterator<Item = P::Item>>> {
+        let heavy = self.on_heap()?;
+        // SAFETY: as in `walking`.
+        unsafe { (*core::ptr::addr_of_mut!((*heavy.as_ptr()).walking)).take() }
     }
 }
 
@@ -138,7 +168,7 @@ impl<P: Producer> Iterator for Serial<P> {
                 if let Some(item) = walking.next() {
                     return Some(item);
                 }
-                *self.walking() = None;
+                self.end_walk();
             }
         } else if !P::EXACT {
             if let Some(item) = self.rest.pop_front() {
@@ -153,17 +183,25 @@ impl<P: Producer> Iterator for Serial<P> {
             }
             let position = self.next;
             self.next += 1;
-            // SAFETY: used within this call, or, for a heavy producer, by
-            // the iterator kept in `walking`, which `Drop` drops first.
-            let producer = unsafe { self.producer() };
+            let producer = if P::HEAVY {
+                let heavy = self.heap_block();
+                // SAFETY: the block lives until `Drop`, which drops the
+                // iterator kept in `walking` first.
+                unsafe { &(*heavy.as_ptr()).producer }
+            } else {
+                // SAFETY: used within this call.
+                unsafe { self.producer() }
+            };
             // SAFETY: in bounds, and `next` only grows, so each position is
             // handed out once; `Drop` drops only the ones after it.
             let mut items = unsafe { producer.range(position, position + 1) };
             if let Some(first) = items.next() {
                 if P::HEAVY {
-                    // SAFETY: `items` borrows the heavy producer, which
-                    // `Heavy` drops after `walking`.
-                    *self.walking() = Some(unsafe { erased(items) });
+                    let heavy = self.heap_block();
+                    // SAFETY: `items` borrows the producer on the heap,
+                    // which `Heavy` drops after `walking`; the `&mut`
+                    // covers `walking` alone.
+                    unsafe { (*heavy.as_ptr()).walking = Some(erased(items)) };
                 } else if !P::EXACT {
                     self.rest.extend(items);
                 }
@@ -195,7 +233,7 @@ impl<P: Producer> Iterator for Serial<P> {
     fn fold<B, G: FnMut(B, P::Item) -> B>(mut self, init: B, mut g: G) -> B {
         let mut acc = init;
         if P::HEAVY {
-            if let Some(walking) = self.walking().take() {
+            if let Some(walking) = self.end_walk() {
                 acc = walking.fold(acc, &mut g);
             }
         } else if !P::EXACT {
@@ -229,11 +267,12 @@ impl<P: Producer> Drop for Serial<P> {
     #[inline(always)]
     fn drop(&mut self) {
         let (next, len) = (self.next, self.len);
-        if P::HEAVY {
-            let heavy = self.heavy.as_ptr();
+        if let Some(heavy) = self.on_heap() {
+            let heavy = heavy.as_ptr();
             // The guards run in reverse, on unwinding too: the positions
             // left, then the heap block.
-            // SAFETY: made by `Box::leak` in `new`, freed once, here, after
+            // SAFETY: made by `Box::leak` in `heap_block` (a `MaybeUninit`
+            // of the same layout, written there), freed once, here, after
             // every reference into it is gone.
             let _free = Finally(|| drop(unsafe { Box::from_raw(heavy) }));
             // SAFETY: positions `next..len` were never handed out; the
@@ -245,8 +284,9 @@ impl<P: Producer> Drop for Serial<P> {
             drop(unsafe { (*heavy).walking.take() });
         } else {
             let here = self.here.as_mut_ptr();
-            // SAFETY: initialized by `new`, dropped once, here, after its
-            // positions (on unwinding too).
+            // SAFETY: in place (never moved to the heap) and initialized
+            // since `new`, dropped once, here, after its positions (on
+            // unwinding too).
             let _free = Finally(|| unsafe { core::ptr::drop_in_place(here) });
             // SAFETY: positions `next..len` were never handed out.
             unsafe { (*here).drop_range(next, len) }
