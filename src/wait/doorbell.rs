@@ -69,10 +69,37 @@ impl Doorbell {
     pub(crate) fn wait(
         &self,
         waiter: &Waiter,
+        ready: impl FnMut() -> bool,
+        announced: impl FnOnce(),
+    ) -> bool {
+        self.wait_looking_every(waiter, 1, ready, announced)
+    }
+
+    /// As [`Doorbell::wait`], but while it spins, `ready` is asked at gaps
+    /// that double from one micro-yield up to `every`: for a `ready` that
+    /// reads lines other threads write often, where each look costs the
+    /// writers a cache miss, and that most often turns true soon or not
+    /// for long. The looks before it parks, or gives way, are never
+    /// skipped.
+    pub(crate) fn wait_looking_every(
+        &self,
+        waiter: &Waiter,
+        every: u32,
         mut ready: impl FnMut() -> bool,
         announced: impl FnOnce(),
     ) -> bool {
-        if waiter.spin(&mut ready) {
+        // The first micro-yield looks, then the gaps double up to `every`.
+        let (mut gap, mut until) = (1u32, 1u32);
+        let looked = waiter.spin(|| {
+            until -= 1;
+            if until != 0 {
+                return false;
+            }
+            gap = gap.saturating_mul(2).min(every);
+            until = gap;
+            ready()
+        });
+        if looked {
             return true;
         }
         if !waiter.parks() {
