@@ -389,6 +389,9 @@ impl Team {
             return Err(Error::WorkerInsideOwnFork);
         }
         let workers = self.threads - 1;
+        // Nightly renames `fetch_update` to `try_update`, which the oldest
+        // supported Rust (1.74) lacks.
+        #[allow(deprecated)]
         let claimed = self
             .claimed
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |taken| {

@@ -290,6 +290,9 @@ impl<It> AnyNIter<'_, It> {
 
     /// Counts one item, unless `n` are already counted.
     #[inline]
+    // Nightly renames `fetch_update` to `try_update`, which the oldest
+    // supported Rust (1.74) lacks.
+    #[allow(deprecated)]
     fn claim(&self) -> bool {
         let n = self.n;
         // Relaxed: as in `full`.
