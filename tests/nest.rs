@@ -166,9 +166,7 @@ fn a_panicking_drop_of_bs_result_while_a_unwinds_is_caught() {
         let caught = catch_unwind(AssertUnwindSafe(|| {
             pool.join(|| panic!("left"), || PanicsOnDrop(&dropped))
         }));
-        let Err(payload) = caught else {
-            panic!("a's panic did not resume");
-        };
+        let payload = caught.err().expect("a's panic did not resume");
         assert_eq!(*payload.downcast::<&str>().unwrap(), "left", "{pool:?}");
         assert_eq!(
             dropped.load(Relaxed),

@@ -94,7 +94,7 @@ pub unsafe trait Producer: Sync {
     /// reach. A position's items are asked only while no later position
     /// has an answer, the positions below the answer are dropped unseen,
     /// and the search gives up (`None`) once the call it runs in has
-    /// stopped ([`crate::nest::stop::stopped`]). By default it goes
+    /// stopped (`nest/stop.rs`). By default it goes
     /// position by position from the last, each position's items in order;
     /// an adaptor hands the search to the producer it wraps, and `flat_map`
     /// searches each inner iterator from its end.

@@ -123,7 +123,7 @@ impl<P: Producer + Clone, I: Clone, F: Clone> Clone for Fold<P, I, F> {
 /// The iterator of one range of [`Fold`]: folds the range when asked for
 /// its one item. In a block of a heavy producer that a search folds
 /// (`fold(..).find_any(..)` over a `flat_map`), it hands on a partial
-/// after every [`HEAVY_PARTIAL`] items instead, so that the search sees
+/// after every 1024 items instead, so that the search sees
 /// items before the block's great many are folded, as rayon's folds, one
 /// per split of the inner iterators, let it.
 #[derive(Debug)]
