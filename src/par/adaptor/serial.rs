@@ -89,7 +89,7 @@ impl<P: Producer> Serial<P> {
     /// The reference must not outlive the `Serial`, nor, while the
     /// producer is in place, a move of it or of the producer to the heap:
     /// use it within the call that took it, or keep it only after
-    /// [`Serial::heap_block`].
+    /// [`Serial::move_to_heap`].
     #[inline(always)]
     unsafe fn producer<'p>(&self) -> &'p P {
         match self.on_heap() {
@@ -103,24 +103,19 @@ impl<P: Producer> Serial<P> {
     }
 
     /// Moves a heavy producer to the heap, where a position's iterator
-    /// may borrow it while the `Serial` moves (once; then a no-op).
+    /// may borrow it while the `Serial` moves (once).
     #[cold]
-    fn heap_block(&mut self) -> NonNull<Heavy<P>> {
-        debug_assert!(P::HEAVY);
-        if let Some(heavy) = self.heavy {
-            return heavy;
-        }
+    fn move_to_heap(&mut self) {
+        debug_assert!(P::HEAVY && self.heavy.is_none());
         // The allocation first: if it fails, the producer is still here.
         let block = Box::leak(Box::new(MaybeUninit::<Heavy<P>>::uninit()));
         // SAFETY: `here` is initialized while `heavy` is `None`, and is
         // read once: from here on only `heavy` is used (`on_heap`).
         let producer = unsafe { self.here.as_ptr().read() };
-        let heavy = NonNull::from(block.write(Heavy {
+        self.heavy = Some(NonNull::from(block.write(Heavy {
             walking: None,
             producer,
-        }));
-        self.heavy = Some(heavy);
-        heavy
+        })));
     }
 
     /// The heavy position being walked, if any (`None` before the
@@ -151,10 +146,10 @@ impl<P: Producer> Serial<P> {
 #[cold]
 unsafe fn erased<'p, T>(items: impl Iterator<Item = T> + 'p) -> Box<dyn Iterator<Item = T>> {
     let items: Box<dyn Iterator<Item = T> + 'p> = Box::new(items);
-    // SAFETY: only the lifetime changes; the producer that `items` borrows
-    // stays put however its `Serial` moves, and outlives `items` (the
-    // caller's contract); `walking` is private, so the iterator is never
-    // handed out to outlive it.
+    // `walking` is private: the iterator is never handed out to outlive
+    // its producer.
+    // SAFETY: only the lifetime changes; the producer `items` borrows stays
+    // put however its `Serial` moves, and outlives `items` (the contract).
     unsafe { core::mem::transmute(items) }
 }
 
@@ -183,21 +178,20 @@ impl<P: Producer> Iterator for Serial<P> {
             }
             let position = self.next;
             self.next += 1;
-            let producer = if P::HEAVY {
-                let heavy = self.heap_block();
-                // SAFETY: the block lives until `Drop`, which drops the
-                // iterator kept in `walking` first.
-                unsafe { &(*heavy.as_ptr()).producer }
-            } else {
-                // SAFETY: used within this call.
-                unsafe { self.producer() }
-            };
+            if P::HEAVY && self.heavy.is_none() {
+                // A position's iterator may be kept: the producer must not
+                // move with the `Serial` from now on.
+                self.move_to_heap();
+            }
+            // SAFETY: used within this call, or, for a heavy producer (on
+            // the heap now), by the iterator kept in `walking`, which
+            // `Drop` drops first.
+            let producer = unsafe { self.producer() };
             // SAFETY: in bounds, and `next` only grows, so each position is
             // handed out once; `Drop` drops only the ones after it.
             let mut items = unsafe { producer.range(position, position + 1) };
             if let Some(first) = items.next() {
-                if P::HEAVY {
-                    let heavy = self.heap_block();
+                if let Some(heavy) = self.on_heap() {
                     // SAFETY: `items` borrows the producer on the heap,
                     // which `Heavy` drops after `walking`; the `&mut`
                     // covers `walking` alone.
@@ -271,7 +265,7 @@ impl<P: Producer> Drop for Serial<P> {
             let heavy = heavy.as_ptr();
             // The guards run in reverse, on unwinding too: the positions
             // left, then the heap block.
-            // SAFETY: made by `Box::leak` in `heap_block` (a `MaybeUninit`
+            // SAFETY: made by `Box::leak` in `move_to_heap` (a `MaybeUninit`
             // of the same layout, written there), freed once, here, after
             // every reference into it is gone.
             let _free = Finally(|| drop(unsafe { Box::from_raw(heavy) }));
