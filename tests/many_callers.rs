@@ -246,3 +246,58 @@ fn a_handed_over_join_runs_its_sides_on_two_threads() {
         }
     });
 }
+
+/// Runs `f` below `N` bytes of this frame's stack, far deeper than the
+/// linked zone's 1 KiB (out of line, so that `f`'s frame is below).
+#[inline(never)]
+fn below<const N: usize, R>(f: impl FnOnce() -> R) -> R {
+    let pad = std::hint::black_box([0u8; N]);
+    let result = f();
+    std::hint::black_box(&pad);
+    result
+}
+
+/// As [`a_handed_over_join_runs_its_sides_on_two_threads`], for a join far
+/// below the linked zone: in rayon's model an empty offer slot counts as a
+/// request, so such a join, which no idle thread asked, still offers its
+/// `b` at once when no older join's is pending.
+#[test]
+fn a_deep_handed_over_join_runs_its_sides_on_two_threads() {
+    within(LIMIT, || {
+        let pool = ThreadPool::builder()
+            .threads(2)
+            .caller_runs(false)
+            .build()
+            .expect("a pool");
+        for round in 0..10 {
+            if round % 2 == 0 {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let waited = pool.install(|| {
+                below::<16384, _>(|| {
+                    let b_ran = AtomicBool::new(false);
+                    let (waited, ()) = tine::join(
+                        || {
+                            let start = std::time::Instant::now();
+                            // Acquire: pairs with the Release store in `b`.
+                            while !b_ran.load(Ordering::Acquire) {
+                                if start.elapsed() > Duration::from_secs(10) {
+                                    return false;
+                                }
+                                std::thread::yield_now();
+                            }
+                            true
+                        },
+                        // Release: pairs with the Acquire load in `a`.
+                        || b_ran.store(true, Ordering::Release),
+                    );
+                    waited
+                })
+            });
+            assert!(
+                waited,
+                "round {round}: a deep join's b never ran while a waited for it"
+            );
+        }
+    });
+}

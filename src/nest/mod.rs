@@ -32,7 +32,8 @@
 //!    pending job as in step 2; if the slot is empty and no linked join is
 //!    pending, it moves the zone deeper and goes on as a linked join from
 //!    step 1, so that its own B is the job promoted. Its B is offered only
-//!    then, never later.
+//!    then, never later. In a pool of rayon's model, an empty slot counts
+//!    as a request: there every join that finds its slot empty offers.
 //! 1. The joiner puts B in a job on its own stack frame and links it in
 //!    front of its worker's chain of open joins (owner-only, no atomics:
 //!    three stores, see `worker.rs`).
@@ -108,6 +109,7 @@
 //! - `worker.rs`: a thread's worker: open joins, spawned jobs,
 //!   promotion, stealing, waiting; `worker/zone.rs`: the linked zone, which
 //!   joins record their job.
+//! - `looks.rs`: how idle threads pace their looks for work.
 //! - `region.rs`: entering a region; the idle loop; a pool's fork made from
 //!   inside a region of its own team.
 //! - `broadcast.rs`: a thread's mail, and the per-thread jobs sent
@@ -122,6 +124,7 @@ pub(crate) mod broadcast;
 pub(crate) mod inject;
 mod job;
 pub(crate) mod join;
+pub(crate) mod looks;
 #[cfg(loom)]
 pub mod model;
 pub(crate) mod region;

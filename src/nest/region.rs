@@ -4,6 +4,7 @@
 //! (`pool/entry.rs`).
 
 use super::inject::CallJob;
+use super::looks::Looks;
 use super::worker::Worker;
 use super::Nest;
 use crate::sync::{Ordering, UnsafeCell};
@@ -237,30 +238,21 @@ fn serial<R>(nest: &Nest, root: impl FnOnce(&Worker) -> R) -> R {
     }
 }
 
-/// The longest gap between two looks for work of an idle thread of a
-/// region while it spins (the gaps double up to it from one micro-yield,
-/// `Doorbell::wait_looking_every`). Each look reads every thread's offer
-/// slot, a line that a working thread writes at each join it offers
-/// (rayon's model offers every join): looks at every micro-yield (a few
-/// nanoseconds apart) made each of those joins wait for the line to come
-/// back, and 100,000 empty joins of rayon-core's took 2.9 times rayon's
-/// time on tine's engine; with these gaps, 0.4 times (2-core AMD host).
-const IDLE_LOOK: core::time::Duration = core::time::Duration::from_micros(2);
-
 /// A team thread other than 0: run promoted jobs until the root finishes,
 /// asking busy threads for work, spinning and then parking when there is
-/// none.
+/// none; its looks for work paced by [`Looks`].
 fn idle(worker: &Worker, serving: bool) {
     let nest = worker.nest();
+    let mut looks = Looks::new(nest.waiter());
     loop {
-        if let Some(job) = worker.find_work() {
-            // SAFETY: claimed by `find_work`.
-            unsafe { worker.run_anchored(job) };
+        if let Some(job) = looks.find(worker) {
+            // SAFETY: claimed by `find`.
+            unsafe { looks.run(worker, job) };
             continue;
         }
         // Acquire: pairs with the Release store in `Nest::finish`.
         if nest.done.flag.load(Ordering::Acquire) {
-            // Our list and slot are empty (`find_work` found nothing), and
+            // Our list and slot are empty (`find` found nothing), and
             // only we fill them; mail posted since runs as we close it.
             // Queued work is left to the next region: a finished root's
             // caller waits for nothing more.
@@ -277,17 +269,15 @@ fn idle(worker: &Worker, serving: bool) {
         if let Some(job) = queued {
             // SAFETY: popped by this thread.
             unsafe { worker.run_injected(job) };
+            looks.reset();
             continue;
         }
         // Ask before spinning, and again once announced: a request that
         // a promotion consumed while the job was taken back before we saw
         // it must not leave us parked with none outstanding.
         worker.ask_for_work();
-        // Looks for work every `IDLE_LOOK` of spinning, not at every
-        // micro-yield (see `IDLE_LOOK`).
-        nest.bell.wait_looking_every(
-            &nest.waiter,
-            nest.waiter.yields_in(IDLE_LOOK),
+        looks.wait(
+            &nest.bell,
             || {
                 nest.done.flag.load(Ordering::Relaxed)
                     || nest.has_work(serving)

@@ -47,8 +47,9 @@ const WINDOW: usize = 64;
 pub(crate) struct Worker {
     /// A real region (false: the team was busy; no slots, joins inline).
     region: bool,
-    /// Every join offers its second closure at once (a pool in rayon's
-    /// model, whose code may count on it: `Nest::hand_over_always`).
+    /// A pool in rayon's model (`Nest::hand_over_always`), whose code may
+    /// count on work being offered: every join that finds the slot empty
+    /// offers the oldest pending job at once (`join.rs`).
     eager: bool,
     /// `nest.slots[index]`, kept for the join's request check.
     slot: *const Slot,
@@ -167,9 +168,11 @@ impl Worker {
         self.region
     }
 
-    /// Whether every join offers its second closure at once, as rayon's
-    /// do (`Nest::hand_over_always`): rayon code may run a long loop in
-    /// `a` and count on `b` being taken meanwhile.
+    /// Whether this worker's pool is in rayon's model
+    /// (`Nest::hand_over_always`): there a join that finds its slot empty
+    /// offers the oldest pending job at once, as rayon's deque does, since
+    /// rayon code may run a long loop in `a` and count on `b` being taken
+    /// meanwhile.
     #[inline]
     pub(crate) fn eager(&self) -> bool {
         self.eager

@@ -23,6 +23,7 @@ use super::current::with_current_pool;
 use super::ThreadPool;
 use crate::error::Error;
 use crate::nest::inject::SpawnJob;
+use crate::nest::looks::Looks;
 use crate::nest::region::{enter, Entry};
 use crate::nest::worker::Worker;
 use crate::nest::Nest;
@@ -133,24 +134,23 @@ fn drain(nest: &Nest, worker: &Worker) {
         }
         return;
     }
+    let mut looks = Looks::new(nest.waiter());
     loop {
         if let Some(job) = injector.pop() {
             // SAFETY: popped by this thread.
             unsafe { worker.run_injected(job) };
+            looks.reset();
             continue;
         }
         // A call another thread of the region took may have offered work:
-        // help with it, as the region's idle threads do.
-        if let Some(job) = worker.find_work() {
-            // SAFETY: claimed by `find_work`.
-            unsafe { worker.run_anchored(job) };
+        // help with it, as the region's idle threads do, at their pace.
+        if let Some(job) = looks.find(worker) {
+            // SAFETY: claimed by `find`.
+            unsafe { looks.run(worker, job) };
             continue;
         }
         worker.ask_for_work();
-        if !nest
-            .waiter()
-            .spin(|| !injector.is_empty() || nest.has_work(true))
-        {
+        if !looks.spin(|| !injector.is_empty() || nest.has_work(true)) {
             return;
         }
     }

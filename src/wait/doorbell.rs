@@ -8,6 +8,7 @@
 //! read the old epoch returns from its futex wait at once.
 
 use super::backend::Backend;
+use super::gaps::at_gaps;
 use super::Waiter;
 use crate::sync::{AtomicU32, Ordering};
 use crossbeam_utils::CachePadded;
@@ -72,33 +73,23 @@ impl Doorbell {
         ready: impl FnMut() -> bool,
         announced: impl FnOnce(),
     ) -> bool {
-        self.wait_looking_every(waiter, 1, ready, announced)
+        self.wait_looking_every(waiter, 1, 1, ready, announced)
     }
 
     /// As [`Doorbell::wait`], but while it spins, `ready` is asked at gaps
-    /// that double from one micro-yield up to `every`: for a `ready` that
-    /// reads lines other threads write often, where each look costs the
-    /// writers a cache miss, and that most often turns true soon or not
-    /// for long. The looks before it parks, or gives way, are never
-    /// skipped.
+    /// that double from `first` micro-yields up to `every` ([`at_gaps`]):
+    /// for a `ready` that reads lines other threads write often, and that
+    /// most often turns true soon or not for long. The looks before it
+    /// parks, or gives way, are never skipped.
     pub(crate) fn wait_looking_every(
         &self,
         waiter: &Waiter,
+        first: u32,
         every: u32,
         mut ready: impl FnMut() -> bool,
         announced: impl FnOnce(),
     ) -> bool {
-        // The first micro-yield looks, then the gaps double up to `every`.
-        let (mut gap, mut until) = (1u32, 1u32);
-        let looked = waiter.spin(|| {
-            until -= 1;
-            if until != 0 {
-                return false;
-            }
-            gap = gap.saturating_mul(2).min(every);
-            until = gap;
-            ready()
-        });
+        let looked = waiter.spin(at_gaps(first, every, &mut ready));
         if looked {
             return true;
         }

@@ -104,6 +104,8 @@ mod calibrate;
 #[cfg(feature = "std")]
 mod doorbell;
 #[cfg(feature = "std")]
+mod gaps;
+#[cfg(feature = "std")]
 pub(crate) mod parking;
 #[cfg(feature = "std")]
 mod spin_lock;
@@ -111,6 +113,8 @@ mod spin_lock;
 use calibrate::{calibrated_yields_per_ms, yields_in};
 #[cfg(feature = "std")]
 pub(crate) use doorbell::Doorbell;
+#[cfg(feature = "std")]
+pub(crate) use gaps::at_gaps;
 #[cfg(feature = "std")]
 pub(crate) use parking::Parking;
 #[cfg(feature = "std")]

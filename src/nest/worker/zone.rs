@@ -20,6 +20,17 @@
 //! runs: its `b` runs on this thread after `a` (as a join beyond the
 //! promotion's window may, `worker.rs`), so an `a` that waits for its own
 //! `b` to run elsewhere can wait forever, as it would on a 1-thread pool.
+//!
+//! A pool in rayon's model (`Worker::eager`) treats an empty slot as a
+//! request that is always outstanding ([`Worker::tick_deep_eager`]): a
+//! join below the zone that finds its slot full runs unlinked (its `b`
+//! would not be offered before the slot empties either way, and the
+//! linked joins above hold the larger jobs); one that finds it empty
+//! offers the oldest linked pending job, or links itself and offers its
+//! own `b`. So such a pool still offers work at every join while a thread
+//! could take it, and a recursion's deep joins cost what the 1-thread
+//! join costs, plus one load.
+//!
 //! The stack address comes from a local's address; any answer is safe, as
 //! both paths run both closures (under Miri, whose addresses need not
 //! follow the stack, the choice is arbitrary, and still sound).
@@ -78,6 +89,16 @@ impl Worker {
     #[inline]
     pub(crate) fn tick_deep(&self) -> bool {
         self.slot().wanted.load(Ordering::Relaxed) && self.promote_or_link()
+    }
+
+    /// [`Worker::tick_deep`] for a pool in rayon's model, where an empty
+    /// slot counts as a request always outstanding: with the slot full, one
+    /// Relaxed load, and the join runs unlinked; with it empty, the oldest
+    /// linked pending job is offered, or (none pending) the join links
+    /// itself and offers its own `b`, moving the zone deeper.
+    #[inline]
+    pub(crate) fn tick_deep_eager(&self) -> bool {
+        self.slot().is_empty() && self.promote_or_link()
     }
 
     #[cold]
