@@ -40,19 +40,38 @@ pub use scope::{in_place_scope_fifo, scope_fifo, ScopeFifo};
 pub use thread::ThreadBuilder;
 pub use tine::{BroadcastContext, FnContext, Scope, Yield};
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
 
+/// Set (Release) once the global pool exists.
+static GLOBAL_READY: AtomicBool = AtomicBool::new(false);
+
 /// Makes sure the global pool exists, built in rayon's model unless
-/// something made it before (see the crate's head).
-#[inline]
-fn global() -> &'static tine::ThreadPool {
+/// something made it before (see the crate's head). Every call of this
+/// crate makes it, so its fast path is one load and a branch, inlined: a
+/// call into the cold part at every `join` would cost a `fib` recursion
+/// as much again as the join itself.
+#[inline(always)]
+fn ensure_global() {
+    // Acquire: pairs with the Release store in `make_global`.
+    if !GLOBAL_READY.load(Ordering::Acquire) {
+        make_global();
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn make_global() {
     static INIT: Once = Once::new();
     INIT.call_once(|| {
         // An error means it exists already: built, or made by tine's own
         // calls; either way it is the one pool.
         let _ = ThreadPoolBuilder::new().build_global();
     });
-    tine::global()
+    tine::global();
+    // Release: pairs with the Acquire load in `ensure_global`; the pool is
+    // published before.
+    GLOBAL_READY.store(true, Ordering::Release);
 }
 
 /// Runs `oper_a` and `oper_b`, potentially in parallel, and returns both
@@ -71,7 +90,7 @@ where
     RA: Send,
     RB: Send,
 {
-    global();
+    ensure_global();
     tine::join(oper_a, oper_b)
 }
 
@@ -89,7 +108,7 @@ where
     RA: Send,
     RB: Send,
 {
-    global();
+    ensure_global();
     tine::join_context(oper_a, oper_b)
 }
 
@@ -106,7 +125,7 @@ where
     OP: FnOnce(&Scope<'scope>) -> R + Send,
     R: Send,
 {
-    global();
+    ensure_global();
     tine::scope(op)
 }
 
@@ -126,7 +145,7 @@ pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R,
 {
-    global();
+    ensure_global();
     tine::in_place_scope(op)
 }
 
@@ -143,7 +162,7 @@ pub fn spawn<F>(func: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    global();
+    ensure_global();
     tine::spawn(func)
 }
 
@@ -159,7 +178,7 @@ pub fn spawn_fifo<F>(func: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    global();
+    ensure_global();
     tine::spawn_fifo(func)
 }
 
@@ -175,7 +194,7 @@ where
     OP: Fn(BroadcastContext<'_>) -> R + Sync,
     R: Send,
 {
-    global();
+    ensure_global();
     tine::broadcast(op)
 }
 
@@ -194,7 +213,7 @@ pub fn spawn_broadcast<OP>(op: OP)
 where
     OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
 {
-    global();
+    ensure_global();
     tine::spawn(move || {
         tine::broadcast(op);
     })
@@ -207,7 +226,7 @@ where
 /// assert!(rayon_core::current_num_threads() >= 1);
 /// ```
 pub fn current_num_threads() -> usize {
-    global();
+    ensure_global();
     tine::current_num_threads()
 }
 
