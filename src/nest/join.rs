@@ -136,9 +136,8 @@ where
 }
 
 /// One join on `worker` (this thread's): the protocol in `nest/mod.rs`;
-/// `EAGER` offers the oldest pending job at once
-/// (`pool::entry::join_coarse`); a worker of a pool in rayon's model goes
-/// to [`join_in_rayon_model`].
+/// `EAGER` (or a worker of a pool in rayon's model) offers the oldest
+/// pending job at once (`pool::entry::join_coarse`).
 #[inline]
 pub(crate) fn join_on<A, B, RA, RB, const EAGER: bool>(worker: &Worker, a: A, b: B) -> (RA, RB)
 where
@@ -150,46 +149,36 @@ where
     if !worker.in_region() {
         return join_on_serial(a, b);
     }
-    if !EAGER && worker.eager() {
-        return join_in_rayon_model(worker, a, b);
-    }
     // Below the linked zone (`worker/zone.rs`), a join is the 1-thread join
     // plus a request check, unless the request makes it link itself. A
     // coarse join always links: it offers `b` at once. The address of a
     // local in this frame stands for the stack pointer.
+    // A pool in rayon's model, whose code may loop in `a`, or wait in it
+    // for `b`, and count on the work being taken, offers the oldest pending
+    // job (this `b`, or an outer join's still waiting) at once whenever its
+    // slot is empty, at every join and any depth, as rayon's deque offers
+    // its oldest to thieves: its empty slot counts as a request
+    // (`worker/zone.rs`), so below the zone a join that finds the slot
+    // full runs as the 1-thread join does.
     let here = core::mem::MaybeUninit::<u8>::uninit();
-    if !EAGER && worker.is_deep(here.as_ptr() as usize) && !worker.tick_deep() {
-        return join_on_serial(a, b);
+    let eager = EAGER || worker.eager();
+    if !EAGER && worker.is_deep(here.as_ptr() as usize) {
+        let link = if eager {
+            worker.tick_deep_eager()
+        } else {
+            worker.tick_deep()
+        };
+        if !link {
+            return join_on_serial(a, b);
+        }
     }
-    join_linked::<_, _, _, _, EAGER>(worker, a, b)
+    join_linked(worker, eager, a, b)
 }
 
-/// A join on a worker of a pool in rayon's model, whose code may loop in
-/// `a`, or wait in it for `b`, and count on the work being taken: it offers
-/// the oldest pending job (this `b`, or an outer join's still waiting) at
-/// once whenever its slot is empty, at every join and any depth, as
-/// rayon's deque offers its oldest to thieves. Its empty slot counts as a
-/// request (`worker/zone.rs`), so below the linked zone a join that finds
-/// the slot full runs as the 1-thread join does.
-#[inline]
-fn join_in_rayon_model<A, B, RA, RB>(worker: &Worker, a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce(FnContext) -> RA + Send,
-    B: FnOnce(FnContext) -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    let here = core::mem::MaybeUninit::<u8>::uninit();
-    if worker.is_deep(here.as_ptr() as usize) && !worker.tick_deep_eager() {
-        return join_on_serial(a, b);
-    }
-    join_linked::<_, _, _, _, true>(worker, a, b)
-}
-
-/// A linked join (steps 1 to 5 in `nest/mod.rs`); `OFFER` offers the
+/// A linked join (steps 1 to 5 in `nest/mod.rs`); `offer` offers the
 /// oldest pending job at once, if the slot is empty.
 #[inline(always)]
-fn join_linked<A, B, RA, RB, const OFFER: bool>(worker: &Worker, a: A, b: B) -> (RA, RB)
+fn join_linked<A, B, RA, RB>(worker: &Worker, offer: bool, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
@@ -204,7 +193,7 @@ where
     // If `a` panics, B is still run or waited for before the panic goes on.
     let guard = FinishOnUnwind { worker, job: &job };
     worker.tick_in_region();
-    if OFFER {
+    if offer {
         worker.offer_now();
     }
     let ra = a(FnContext::new(false));
