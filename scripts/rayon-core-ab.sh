@@ -3,7 +3,8 @@
 # benches/rayon-core-ab twice (once with the `[patch]` line) and runs the
 # two builds in turns, ABBA, ROUNDS times. Prints each workload's median
 # (of the rounds' medians) for both, and the ratio tine / rayon-core, with
-# the geometric means of the join-heavy rows and of all rows.
+# the geometric means of the join-heavy rows and of all rows (the serial,
+# 1-thread and round-trip rows aside).
 #
 #   scripts/rayon-core-ab.sh [ROUNDS]      # AB_SAMPLES=9 per run by default
 set -euo pipefail
@@ -41,14 +42,14 @@ awk '
     }
     END {
         printf "| workload | rayon-core µs | tine rayon-core/ µs | ratio |\n|---|---:|---:|---:|\n"
-        split("fib30-serial fib30-1thread fib30 quicksort mergesort par_sort tree joins factorial sum", order, " ")
+        split("fib30-serial fib30-1thread fib30 quicksort mergesort par_sort tree-serial tree-1thread tree joins calls factorial sum", order, " ")
         heavy["fib30"] = heavy["quicksort"] = heavy["mergesort"] = heavy["par_sort"] = heavy["tree"] = heavy["joins"] = heavy["factorial"] = 1
-        for (k = 1; k <= 10; k++) {
+        for (k = 1; k <= 13; k++) {
             name = order[k]
             if (!(name in names)) continue
             r = median(runs["rayon " name]); t = median(runs["tine " name])
             printf "| %s | %.1f | %.1f | %.3f |\n", name, r, t, t / r
-            if (name != "fib30-serial" && name != "fib30-1thread") { all += log(t / r); na++ }
+            if (name !~ /-serial$|-1thread$/ && name != "calls") { all += log(t / r); na++ }
             if (name in heavy) { hv += log(t / r); nh++ }
         }
         if (nh) printf "\njoin-heavy geometric mean (tine / rayon-core): %.3f\n", exp(hv / nh)

@@ -90,6 +90,13 @@ fn tree_sum(tree: &Tree) -> u64 {
     }
 }
 
+fn tree_sum_serial(tree: &Tree) -> u64 {
+    match &tree.children {
+        None => tree.value,
+        Some(children) => tree.value + tree_sum_serial(&children.0) + tree_sum_serial(&children.1),
+    }
+}
+
 fn lcg(seed: &mut u64) -> u32 {
     *seed = seed
         .wrapping_mul(6364136223846793005)
@@ -195,6 +202,18 @@ fn main() {
     if want("tree") {
         report("tree", median_us(samples, || assert!(tree_sum(&tree) > 0)));
     }
+    if want("tree-serial") {
+        report(
+            "tree-serial",
+            median_us(samples, || assert!(tree_sum_serial(&tree) > 0)),
+        );
+    }
+    if want("tree-1thread") {
+        report(
+            "tree-1thread",
+            median_us(samples, || assert!(one.install(|| tree_sum(&tree)) > 0)),
+        );
+    }
     if want("joins") {
         // 100,000 empty joins from inside the pool: the join's own cost.
         report(
@@ -205,6 +224,17 @@ fn main() {
                         std::hint::black_box(rayon::join(|| 1, || 2));
                     }
                 })
+            }),
+        );
+    }
+    if want("calls") {
+        // 1,000 empty joins from outside the pool: a call's round trip.
+        report(
+            "calls",
+            median_us(samples, || {
+                for _ in 0..1000 {
+                    std::hint::black_box(rayon::join(|| 1, || 2));
+                }
             }),
         );
     }
