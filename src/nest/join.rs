@@ -18,7 +18,7 @@ pub struct FnContext {
 }
 
 impl FnContext {
-    fn new(migrated: bool) -> Self {
+    pub(crate) fn new(migrated: bool) -> Self {
         FnContext {
             migrated,
             _marker: PhantomData,
@@ -26,8 +26,10 @@ impl FnContext {
     }
 
     /// Whether the closure runs on a thread other than the one that called
-    /// [`join_context`](crate::pool::entry::join_context) (it was taken by an idle thread of the pool). The
-    /// first closure always runs on the calling thread.
+    /// [`join_context`](crate::pool::entry::join_context): the second one
+    /// if an idle thread of the pool took it, the first one only if the
+    /// call came from outside a pool that runs such calls on its own
+    /// threads (rayon's model).
     pub fn migrated(&self) -> bool {
         self.migrated
     }

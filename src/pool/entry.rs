@@ -31,6 +31,25 @@ pub(crate) fn on_current_pool<R: Send>(f: impl FnOnce(&Worker) -> R + Send) -> R
     })
 }
 
+/// As [`on_current_pool`], telling `f` whether it runs on a thread other
+/// than this call's: a call from outside every region that a pool in
+/// rayon's model handed over to its threads.
+#[inline]
+fn on_current_pool_moved<R: Send>(f: impl FnOnce(&Worker, bool) -> R + Send) -> R {
+    Worker::with_current(|worker| match worker {
+        Some(worker) => f(worker, false),
+        None => enter_current_moved(f),
+    })
+}
+
+/// [`enter_current`], comparing the thread that runs `f` with this one.
+#[cold]
+#[inline(never)]
+fn enter_current_moved<R: Send>(f: impl FnOnce(&Worker, bool) -> R + Send) -> R {
+    let caller = std::thread::current().id();
+    enter_current(move |worker| f(worker, std::thread::current().id() != caller))
+}
+
 /// Outside every region: enters the pool installed at this level of
 /// nesting, else the installed or global pool.
 #[cold]
@@ -138,7 +157,10 @@ where
 }
 
 /// As [`join`], with each closure told through a [`FnContext`] whether it
-/// migrated to another thread.
+/// migrated to another thread: `b` if an idle thread took it; `a` only if
+/// the whole call was handed over to the pool's threads from outside it (a
+/// pool in rayon's model, [`Builder::caller_runs`](crate::pool::Builder::caller_runs)`(false)`),
+/// as in rayon, whose parallel iterators split such a call's work further.
 ///
 /// ```
 /// let (a, b) = tine::join_context(|ctx| ctx.migrated(), |_| 7);
@@ -152,7 +174,10 @@ where
     RA: Send,
     RB: Send,
 {
-    on_current_pool(|worker| join_on::<_, _, _, _, false>(worker, a, b))
+    on_current_pool_moved(|worker, moved| {
+        let a = move |context: FnContext| a(if moved { FnContext::new(true) } else { context });
+        join_on::<_, _, _, _, false>(worker, a, b)
+    })
 }
 
 /// [`join`] for closures known to be coarse (a parallel sort's parts):
