@@ -11,7 +11,7 @@ mod support;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use support::within;
+use support::{b_ran_while_a_waited, below, within};
 use tine::prelude::*;
 use tine::ThreadPool;
 
@@ -209,6 +209,9 @@ fn a_panic_in_a_handed_over_call_resumes_on_its_caller() {
     });
 }
 
+/// How long a join's first closure waits for its second to run elsewhere.
+const PATIENCE: Duration = Duration::from_secs(10);
+
 /// In rayon's model (`caller_runs(false)`), a join's second closure is
 /// offered at once, whichever of the region's threads took the call: `a`
 /// may wait for `b` to run elsewhere, as rayon code does. Each round waits
@@ -220,41 +223,17 @@ fn a_handed_over_join_runs_its_sides_on_two_threads() {
         let pool = ThreadPool::builder()
             .threads(2)
             .caller_runs(false)
+            .busy_wait(Duration::from_secs(60))
             .build()
             .expect("a pool");
         for round in 0..10 {
             if round % 2 == 0 {
                 std::thread::sleep(Duration::from_millis(5));
             }
-            let b_ran = AtomicBool::new(false);
-            let (waited, ()) = pool.join(
-                || {
-                    let start = std::time::Instant::now();
-                    // Acquire: pairs with the Release store in `b`.
-                    while !b_ran.load(Ordering::Acquire) {
-                        if start.elapsed() > Duration::from_secs(10) {
-                            return false;
-                        }
-                        std::thread::yield_now();
-                    }
-                    true
-                },
-                // Release: pairs with the Acquire load in `a`.
-                || b_ran.store(true, Ordering::Release),
-            );
+            let waited = b_ran_while_a_waited(PATIENCE, |a, b| pool.join(a, b).0);
             assert!(waited, "round {round}: b never ran while a waited for it");
         }
     });
-}
-
-/// Runs `f` below `N` bytes of this frame's stack, far deeper than the
-/// linked zone's 1 KiB (out of line, so that `f`'s frame is below).
-#[inline(never)]
-fn below<const N: usize, R>(f: impl FnOnce() -> R) -> R {
-    let pad = std::hint::black_box([0u8; N]);
-    let result = f();
-    std::hint::black_box(&pad);
-    result
 }
 
 /// As [`a_handed_over_join_runs_its_sides_on_two_threads`], for a join far
@@ -267,6 +246,7 @@ fn a_deep_handed_over_join_runs_its_sides_on_two_threads() {
         let pool = ThreadPool::builder()
             .threads(2)
             .caller_runs(false)
+            .busy_wait(Duration::from_secs(60))
             .build()
             .expect("a pool");
         for round in 0..10 {
@@ -274,25 +254,7 @@ fn a_deep_handed_over_join_runs_its_sides_on_two_threads() {
                 std::thread::sleep(Duration::from_millis(5));
             }
             let waited = pool.install(|| {
-                below::<16384, _>(|| {
-                    let b_ran = AtomicBool::new(false);
-                    let (waited, ()) = tine::join(
-                        || {
-                            let start = std::time::Instant::now();
-                            // Acquire: pairs with the Release store in `b`.
-                            while !b_ran.load(Ordering::Acquire) {
-                                if start.elapsed() > Duration::from_secs(10) {
-                                    return false;
-                                }
-                                std::thread::yield_now();
-                            }
-                            true
-                        },
-                        // Release: pairs with the Acquire load in `a`.
-                        || b_ran.store(true, Ordering::Release),
-                    );
-                    waited
-                })
+                below::<16384, _>(|| b_ran_while_a_waited(PATIENCE, |a, b| tine::join(a, b).0))
             });
             assert!(
                 waited,

@@ -5,10 +5,12 @@
 #![cfg(not(loom))]
 
 mod scale;
+mod support;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+use support::{b_ran_while_a_waited, below};
 use tine::ThreadPool;
 
 /// How far below the root a migrated branch must lie: well past the window.
@@ -132,38 +134,12 @@ fn a_panic_far_down_a_chain_reaches_the_caller_after_every_branch_ran() {
     }
 }
 
-/// Runs `f` below `N` bytes of this frame's stack, far deeper than the
-/// linked zone's 1 KiB (out of line, so that `f`'s frame is below).
-#[inline(never)]
-fn below<const N: usize, R>(f: impl FnOnce() -> R) -> R {
-    let pad = std::hint::black_box([0u8; N]);
-    let result = f();
-    std::hint::black_box(&pad);
-    result
-}
-
 /// A join whose `a` waits for `b` without joining again: true if `b` ran
 /// on another thread meanwhile (within 200 ms). Out of line, so that its
 /// join lies in a frame of its own.
 #[inline(never)]
 fn b_runs_while_a_waits() -> bool {
-    let flag = AtomicBool::new(false);
-    let (seen, ()) = tine::join(
-        || {
-            let patience = Instant::now();
-            // Acquire: pairs with the Release store in `b`.
-            while !flag.load(Ordering::Acquire) {
-                if patience.elapsed() > Duration::from_millis(200) {
-                    return false;
-                }
-                std::thread::yield_now();
-            }
-            true
-        },
-        // Release: pairs with the Acquire load in `a`.
-        || flag.store(true, Ordering::Release),
-    );
-    seen
+    b_ran_while_a_waited(Duration::from_millis(200), |a, b| tine::join(a, b).0)
 }
 
 #[test]

@@ -81,7 +81,13 @@ impl Injected {
 /// spawned job frees itself).
 pub(crate) unsafe fn run(job: *const Injected, worker: &Worker) {
     // SAFETY: alive by the contract; `execute` never changes.
-    unsafe { ((*job).execute)(job, worker) }
+    unsafe { ((*job).execute)(job, worker) };
+    // The job is not touched again: only the pool's counts and bell.
+    let nest = worker.nest();
+    if nest.injector.finished() {
+        // A serving thread may wait, parked, for the last one to end.
+        nest.bell.ring();
+    }
 }
 
 /// The queue's ends.
@@ -101,6 +107,9 @@ pub(crate) struct Injector {
     queued: AtomicUsize,
     /// How many of them are calls, not spawned jobs (likewise).
     queued_calls: AtomicUsize,
+    /// Jobs popped and not yet finished (counted under the lock, before
+    /// `queued` drops; see [`Injector::is_running`]).
+    running: AtomicUsize,
     /// Spawned jobs not yet finished.
     spawned: AtomicUsize,
     /// The serving thread has started (its handler has run).
@@ -118,6 +127,7 @@ impl Injector {
             }),
             queued: AtomicUsize::new(0),
             queued_calls: AtomicUsize::new(0),
+            running: AtomicUsize::new(0),
             spawned: AtomicUsize::new(0),
             started: AtomicBool::new(false),
             serve_bell: Doorbell::new(),
@@ -134,6 +144,31 @@ impl Injector {
     #[inline]
     pub(crate) fn has_no_calls(&self) -> bool {
         self.queued_calls.load(Ordering::Relaxed) == 0
+    }
+
+    /// Whether a popped job is still running, on any thread: the serving
+    /// thread's region does not end meanwhile (`pool/serve.rs`), so that
+    /// the work such a job offers finds the region's other threads.
+    pub(crate) fn is_running(&self) -> bool {
+        // Acquire: pairs with the Release decrement in `finished`.
+        self.running.load(Ordering::Acquire) != 0
+    }
+
+    /// Whether nothing is queued and no popped job runs. A reader that
+    /// sees a pop's decrement of `queued` sees that pop's count of
+    /// `running` (the pops count before they unlink).
+    pub(crate) fn is_idle(&self) -> bool {
+        // Acquire: pairs with the Release decrement in `unlink`.
+        self.queued.load(Ordering::Acquire) == 0 && !self.is_running()
+    }
+
+    /// A popped job has finished; true if it was the last one running (the
+    /// caller then rings the region's bell, for a serving thread parked
+    /// until then).
+    pub(crate) fn finished(&self) -> bool {
+        // Release: pairs with the Acquire load in `is_running`, so the
+        // job's work happens before the region that waited for it ends.
+        self.running.fetch_sub(1, Ordering::Release) == 1
     }
 
     /// The serving thread says it has started.
@@ -213,7 +248,9 @@ impl Injector {
             None => queue.tail = prev,
         }
         header.linked.set(false);
-        self.queued.fetch_sub(1, Ordering::Relaxed);
+        // Release: pairs with the Acquire load in `is_idle`, so a pop's
+        // count of `running` is seen with its decrement.
+        self.queued.fetch_sub(1, Ordering::Release);
         if !header.spawned {
             self.queued_calls.fetch_sub(1, Ordering::Relaxed);
         }
@@ -229,10 +266,19 @@ impl Injector {
             if job.is_null() {
                 return None;
             }
+            self.count_running();
             // SAFETY: the head of the locked list: linked.
             unsafe { self.unlink(queue, job) };
             Some(job)
         })
+    }
+
+    /// Counts a job about to be popped as running, before `unlink` lowers
+    /// `queued` (under the lock).
+    fn count_running(&self) {
+        // Relaxed: published by `unlink`'s Release decrement of `queued`,
+        // which comes after it (see `is_idle`).
+        self.running.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Takes the frontmost call, if any, leaving spawned jobs queued: for a
@@ -247,6 +293,7 @@ impl Injector {
             // SAFETY: linked jobs are alive; links read under the lock.
             while let Some(header) = unsafe { job.as_ref() } {
                 if !header.spawned {
+                    self.count_running();
                     // SAFETY: reached through the locked list: linked.
                     unsafe { self.unlink(queue, job) };
                     return Some(job);

@@ -97,10 +97,12 @@ impl<'a> Looks<'a> {
         self.after_short = false;
     }
 
-    /// Spins until `ready`, asked at this pacing's gaps; false once the
-    /// waiter's spin budget is spent.
-    pub(crate) fn spin(&self, ready: impl FnMut() -> bool) -> bool {
-        self.waiter.spin(at_gaps(self.first, self.every, ready))
+    /// Spins until `ready`, asked at this pacing's gaps and once more at
+    /// the end; false once the waiter's spin budget is spent.
+    pub(crate) fn spin(&self, mut ready: impl FnMut() -> bool) -> bool {
+        self.waiter
+            .spin(at_gaps(self.first, self.every, &mut ready))
+            || ready()
     }
 
     /// Spins as [`Looks::spin`] does, then parks on `bell` once

@@ -367,6 +367,13 @@ impl Nest {
         self.slots.len()
     }
 
+    /// The doorbell on which the region's idle threads park (a promotion,
+    /// a push to the injector, the end of a region and of the last running
+    /// injected job ring it).
+    pub(crate) fn bell(&self) -> &Doorbell {
+        &self.bell
+    }
+
     /// The pool's waiting policy.
     pub(crate) fn waiter(&self) -> &Waiter {
         &self.waiter

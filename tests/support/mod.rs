@@ -94,3 +94,38 @@ pub fn within<T: Send + 'static>(
         .join()
         .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
 }
+
+/// Runs `f` below `N` bytes of this frame's stack, far deeper than the
+/// linked zone's 1 KiB (out of line, so that `f`'s frame is below).
+#[inline(never)]
+pub fn below<const N: usize, R>(f: impl FnOnce() -> R) -> R {
+    let pad = std::hint::black_box([0u8; N]);
+    let result = f();
+    std::hint::black_box(&pad);
+    result
+}
+
+/// Hands `join` a first closure that waits (up to `patience`, yielding)
+/// for the second to run, and a second closure that says it ran; true if
+/// the second ran while the first waited. `join` runs the two as a join.
+pub fn b_ran_while_a_waited(
+    patience: std::time::Duration,
+    join: impl FnOnce(&(dyn Fn() -> bool + Sync), &(dyn Fn() + Sync)) -> bool,
+) -> bool {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let b_ran = AtomicBool::new(false);
+    let a = || {
+        let start = std::time::Instant::now();
+        // Acquire: pairs with the Release store in `b`.
+        while !b_ran.load(Ordering::Acquire) {
+            if start.elapsed() > patience {
+                return false;
+            }
+            std::thread::yield_now();
+        }
+        true
+    };
+    // Release: pairs with the Acquire load in `a`.
+    let b = || b_ran.store(true, Ordering::Release);
+    join(&a, &b)
+}
