@@ -212,27 +212,37 @@ fn a_panic_in_a_handed_over_call_resumes_on_its_caller() {
 /// How long a join's first closure waits for its second to run elsewhere.
 const PATIENCE: Duration = Duration::from_secs(10);
 
-/// In rayon's model (`caller_runs(false)`), a join's second closure is
-/// offered at once, whichever of the region's threads took the call: `a`
-/// may wait for `b` to run elsewhere, as rayon code does. Each round waits
-/// for the serving thread's region to end first, so that every call starts
-/// a fresh region.
-#[test]
-fn a_handed_over_join_runs_its_sides_on_two_threads() {
-    within(LIMIT, || {
+/// Ten rounds of `round` on a 2-thread pool in rayon's model
+/// (`caller_runs(false)`), each true if a join's `b` ran while its `a`
+/// waited. Every other round first waits for the serving thread's region
+/// to end, so that those calls start a fresh region.
+fn rayon_model_rounds(what: &'static str, round: fn(&ThreadPool) -> bool) {
+    within(LIMIT, move || {
         let pool = ThreadPool::builder()
             .threads(2)
             .caller_runs(false)
             .busy_wait(Duration::from_secs(60))
             .build()
             .expect("a pool");
-        for round in 0..10 {
-            if round % 2 == 0 {
+        for index in 0..10 {
+            if index % 2 == 0 {
                 std::thread::sleep(Duration::from_millis(5));
             }
-            let waited = b_ran_while_a_waited(PATIENCE, |a, b| pool.join(a, b).0);
-            assert!(waited, "round {round}: b never ran while a waited for it");
+            assert!(
+                round(&pool),
+                "round {index}: {what}'s b never ran while a waited for it"
+            );
         }
+    });
+}
+
+/// In rayon's model, a join's second closure is offered at once, whichever
+/// of the region's threads took the call: `a` may wait for `b` to run
+/// elsewhere, as rayon code does.
+#[test]
+fn a_handed_over_join_runs_its_sides_on_two_threads() {
+    rayon_model_rounds("a join", |pool| {
+        b_ran_while_a_waited(PATIENCE, |a, b| pool.join(a, b).0)
     });
 }
 
@@ -242,24 +252,9 @@ fn a_handed_over_join_runs_its_sides_on_two_threads() {
 /// `b` at once when no older join's is pending.
 #[test]
 fn a_deep_handed_over_join_runs_its_sides_on_two_threads() {
-    within(LIMIT, || {
-        let pool = ThreadPool::builder()
-            .threads(2)
-            .caller_runs(false)
-            .busy_wait(Duration::from_secs(60))
-            .build()
-            .expect("a pool");
-        for round in 0..10 {
-            if round % 2 == 0 {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            let waited = pool.install(|| {
-                below::<16384, _>(|| b_ran_while_a_waited(PATIENCE, |a, b| tine::join(a, b).0))
-            });
-            assert!(
-                waited,
-                "round {round}: a deep join's b never ran while a waited for it"
-            );
-        }
+    rayon_model_rounds("a deep join", |pool| {
+        pool.install(|| {
+            below::<16384, _>(|| b_ran_while_a_waited(PATIENCE, |a, b| tine::join(a, b).0))
+        })
     });
 }
