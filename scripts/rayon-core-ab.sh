@@ -14,6 +14,8 @@ rounds=${1:-5}
 work=$repo/target/rayon-core-ab
 # shellcheck source=scripts/rayon-patch.sh
 source scripts/rayon-patch.sh
+# shellcheck source=scripts/median-awk.sh
+source scripts/median-awk.sh
 rm -rf "$work"
 mkdir -p "$work"
 for side in rayon tine; do
@@ -33,13 +35,8 @@ for ((round = 1; round <= rounds; round++)); do
         "$work/$side/target/release/rayon-core-ab" | sed "s/^/$side /" >>"$out"
     done
 done
-awk '
+awk "$MEDIAN_AWK"'
     { runs[$1 " " $2] = runs[$1 " " $2] " " $3; names[$2] = 1 }
-    function median(list,   v, n, i, j, t) {
-        n = split(list, v, " ")
-        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
-        return (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-    }
     END {
         printf "| workload | rayon-core µs | tine rayon-core/ µs | ratio |\n|---|---:|---:|---:|\n"
         split("fib30-serial fib30-1thread fib30 quicksort mergesort par_sort tree-serial tree-1thread tree joins calls factorial sum", order, " ")

@@ -21,6 +21,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # shellcheck source=scripts/rayon-demo-src.sh
 source scripts/rayon-demo-src.sh
+# shellcheck source=scripts/median-awk.sh
+source scripts/median-awk.sh
 
 modules=(fibonacci:: factorial:: join_microbench:: tree:: quicksort:: mergesort::)
 SERIAL="fibonacci_recursive fibonacci_iterative factorial_iterator factorial_recursion quick_sort_seq_bench merge_sort_seq_bench"
@@ -44,14 +46,9 @@ for ((round = 1; round <= rounds; round++)); do
             awk -v side="$side" '/ns\/iter/ { gsub(",", "", $5); print side, $2, $5 }' >>"$out"
     done
 done
-awk -v serial="$SERIAL" '
+awk -v serial="$SERIAL" "$MEDIAN_AWK"'
     BEGIN { n = split(serial, s, " "); for (i = 1; i <= n; i++) skip[s[i]] = 1 }
     { runs[$1 " " $2] = runs[$1 " " $2] " " $3; if (!($2 in seen)) { seen[$2] = 1; order[++names] = $2 } }
-    function median(list,   v, n, i, j, t) {
-        n = split(list, v, " ")
-        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
-        return (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-    }
     END {
         printf "| benchmark | rayon-core ns/iter | tine rayon-core/ ns/iter | ratio |\n|---|---:|---:|---:|\n"
         for (k = 1; k <= names; k++) {

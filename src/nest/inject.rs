@@ -37,6 +37,10 @@
 //! - A push rings the pool's bells after the job is linked: the serving
 //!   thread's (`serve_bell`) and the regions' (`Nest::bell`), whose
 //!   sleepers check [`Injector::is_empty`] after announcing themselves.
+//!
+//! The file stays whole (a little over ~450 lines): the queue, its counts
+//! and the two kinds of job it carries are one protocol, whose invariants
+//! are the ones stated above.
 
 use super::worker::Worker;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering, UnsafeCell};

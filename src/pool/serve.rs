@@ -150,11 +150,13 @@ fn drain(nest: &Nest, worker: &Worker) {
             continue;
         }
         worker.ask_for_work();
-        let work = || !injector.is_empty() || nest.has_work(true);
-        if looks.spin(work) || (!injector.is_idle() && wait_for_running(nest, worker, &looks)) {
+        if looks.spin(|| !injector.is_empty() || nest.has_work(true)) {
             continue;
         }
-        return;
+        if injector.is_idle() {
+            return;
+        }
+        wait_for_running(nest, worker, &looks);
     }
 }
 
@@ -162,15 +164,14 @@ fn drain(nest: &Nest, worker: &Worker) {
 /// popped by another thread of the region still runs: in rayon's model its
 /// code may wait for the work it offers, so the region stays until it ends,
 /// this thread parked on the region's bell (an offer, a push and the end of
-/// the last running job ring it). Returns true (look again).
-fn wait_for_running(nest: &Nest, worker: &Worker, looks: &Looks<'_>) -> bool {
+/// the last running job ring it) until there is work or none runs.
+fn wait_for_running(nest: &Nest, worker: &Worker, looks: &Looks<'_>) {
     let injector = &nest.injector;
     looks.wait(
         nest.bell(),
         || !injector.is_empty() || nest.has_work(true) || !injector.is_running(),
         || worker.ask_for_work(),
     );
-    true
 }
 
 /// Queues `job` on `nest`'s pool, in front (runs next) or at the back.
