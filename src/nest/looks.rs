@@ -98,15 +98,18 @@ impl<'a> Looks<'a> {
     }
 
     /// Spins until `ready`, asked at this pacing's gaps and once more at
-    /// the end; false once the waiter's spin budget is spent.
-    pub(crate) fn spin(&self, mut ready: impl FnMut() -> bool) -> bool {
+    /// the end, for at most `limit` micro-yields of the waiter's spin
+    /// budget (the serving thread's pace, `pool/pace.rs`); false once that
+    /// is spent.
+    pub(crate) fn spin_at_most(&self, limit: u32, mut ready: impl FnMut() -> bool) -> bool {
         self.waiter
+            .spinning_at_most(limit)
             .spin(at_gaps(self.first, self.every, &mut ready))
             || ready()
     }
 
-    /// Spins as [`Looks::spin`] does, then parks on `bell` once
-    /// ([`Doorbell::wait_looking_every`]).
+    /// Spins for the waiter's whole budget, looking at this pacing's gaps,
+    /// then parks on `bell` once ([`Doorbell::wait_looking_every`]).
     pub(crate) fn wait(
         &self,
         bell: &Doorbell,

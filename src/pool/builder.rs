@@ -291,6 +291,11 @@ impl Builder {
     /// [`Builder::on_start`] and [`Builder::on_exit`] run on it too. Each
     /// such call pays a hand-off (a wake-up, when the pool was idle); calls
     /// made on the pool's threads, the joins and splits inside, do not.
+    /// After a call or a spawned job, the team stays ready for the next
+    /// for the spin budget while work comes at shorter intervals than
+    /// that, and for less (down to 20 µs, the team then parking at once)
+    /// while it comes rarer: a pool fed a job now and then does not spin
+    /// after each.
     ///
     /// ```
     /// let pool = tine::ThreadPool::builder().threads(2).name("own").caller_runs(false).build()?;

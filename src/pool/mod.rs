@@ -17,6 +17,7 @@ mod broadcast;
 mod builder;
 pub(crate) mod current;
 pub(crate) mod entry;
+mod pace;
 pub(crate) mod serve;
 
 pub use broadcast::{broadcast, current_thread_index, fork_thread_index, max_num_threads};

@@ -6,11 +6,12 @@
 //! job, needs a thread to take the team for it. The serving thread parks
 //! on the injector's bell; when work is queued it takes the team as thread
 //! 0 of a region (waiting for a busy team, which it may: no fork waits for
-//! it), runs queued jobs until the queue has stayed empty for the pool's
-//! spin budget, and hands the team back. The region's other threads take
-//! queued jobs too (the idle loop, `nest/region.rs`), so under a stream of
-//! calls from many threads every thread of the team runs calls back to
-//! back, without a hand-off between them.
+//! it), runs queued jobs until the queue has stayed empty for a spin
+//! (the pool's spin budget while work comes often, less while it comes
+//! rarely: `pace.rs`), and hands the team back. The region's other
+//! threads take queued jobs too (the idle loop, `nest/region.rs`), so
+//! under a stream of calls from many threads every thread of the team
+//! runs calls back to back, without a hand-off between them.
 //!
 //! # Lifetime
 //!
@@ -20,6 +21,7 @@
 //! job it ran has finished).
 
 use super::current::with_current_pool;
+use super::pace::Pace;
 use super::ThreadPool;
 use crate::error::Error;
 use crate::nest::inject::SpawnJob;
@@ -96,12 +98,22 @@ pub(crate) fn run(
 }
 
 /// The serving thread's loop: wait for queued work, run it in a region,
-/// until the pool stops with nothing queued.
+/// until the pool stops with nothing queued. How long it spins for more
+/// work before it leaves a region is [`Pace`]'s.
 fn serve(team: &Team, nest: &Nest) {
     let injector = &nest.injector;
+    // In rayon's model the spin follows the work, unless the pool's policy
+    // is never to park.
+    let adapts = nest.hand_over_always && nest.waiter().parks();
+    let mut pace = Pace::new(nest.waiter(), adapts);
     // Parks when idle whatever the pool's policy: waiting for work to be
-    // handed over is not on a fork's path.
-    let waiter = nest.waiter().parking();
+    // handed over is not on a fork's path. Without a spin where the pace
+    // adapts: the drain that ended the last region just spun.
+    let waiter = if adapts {
+        nest.waiter().parking().spinning_at_most(0)
+    } else {
+        nest.waiter().parking()
+    };
     loop {
         while injector.is_empty() {
             if nest.is_stopping() && injector.is_empty() {
@@ -118,13 +130,22 @@ fn serve(team: &Team, nest: &Nest) {
                 || {},
             );
         }
-        enter(team, nest, Entry::Server, |worker| drain(nest, worker));
+        pace.arrived(nest.waiter());
+        enter(team, nest, Entry::Server, |worker| {
+            drain(nest, worker, &mut pace);
+            if !pace.is_whole() {
+                // Work comes rarer than the spin budget: the team's other
+                // threads park as the region ends, rather than spin for a
+                // fork that will not come within it.
+                team.sleep(0);
+            }
+        });
     }
 }
 
 /// The serving region's root: runs queued jobs, and helps with the work
-/// they offer, until none has come for the pool's spin budget.
-fn drain(nest: &Nest, worker: &Worker) {
+/// they offer, until none has come for the spin `pace` gives.
+fn drain(nest: &Nest, worker: &Worker, pace: &mut Pace) {
     let injector = &nest.injector;
     if !nest.server_runs_jobs && worker.in_region() {
         // Only holds the team while work is queued: the region's other
@@ -137,6 +158,7 @@ fn drain(nest: &Nest, worker: &Worker) {
     let mut looks = Looks::new(nest.waiter());
     loop {
         if let Some(job) = injector.pop() {
+            pace.arrived(nest.waiter());
             // SAFETY: popped by this thread.
             unsafe { worker.run_injected(job) };
             looks.reset();
@@ -145,12 +167,14 @@ fn drain(nest: &Nest, worker: &Worker) {
         // A call another thread of the region took may have offered work:
         // help with it, as the region's idle threads do, at their pace.
         if let Some(job) = looks.find(worker) {
+            pace.busy();
             // SAFETY: claimed by `find`.
             unsafe { looks.run(worker, job) };
             continue;
         }
         worker.ask_for_work();
-        if looks.spin(|| !injector.is_empty() || nest.has_work(true)) {
+        pace.emptied();
+        if looks.spin_at_most(pace.limit(), || !injector.is_empty() || nest.has_work(true)) {
             continue;
         }
         if injector.is_idle() {

@@ -295,6 +295,21 @@ impl Waiter {
         self
     }
 
+    /// This waiter with its spin budget cut to at most `limit`
+    /// micro-yields (its `yield_now` calls stay): for a wait whose caller
+    /// knows that a longer spin is unlikely to pay (`pool/pace.rs`).
+    #[cfg(feature = "std")]
+    pub(crate) fn spinning_at_most(mut self, limit: u32) -> Self {
+        self.spin_limit = self.spin_limit.min(limit);
+        self
+    }
+
+    /// The spin budget, in micro-yields.
+    #[cfg(feature = "std")]
+    pub(crate) fn spin_limit(&self) -> u32 {
+        self.spin_limit
+    }
+
     /// Whether waits past the budget park.
     #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(crate) fn parks(&self) -> bool {

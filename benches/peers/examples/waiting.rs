@@ -16,7 +16,7 @@
 //!   (default 8).
 //! - `WAITING_SAMPLES`: samples per measurement (default 41).
 //! - `WAITING_ONLY`: run one measurement only: `wake`, `idle`,
-//!   `oversubscribed` or `contended`.
+//!   `sporadic`, `oversubscribed` or `contended`.
 //! - `WAITING_CONTENDED_SAMPLES`: samples of the contended measurement
 //!   (default 201).
 //! - `WAITING_CONTENDED_BATCH`: make each contended sample a batch of this
@@ -38,6 +38,10 @@
 //! - `wake after 10 ms idle`: sleep 10 ms, then time one empty fork-join.
 //! - `CPU per idle second`: after 1000 forks, the process CPU time over one
 //!   second of idling (one sample; ms of CPU per s).
+//! - `CPU per second, a spawn every 1 ms`: rayon's `noop` demo, one empty
+//!   job spawned on a pool in rayon's model after each 1 ms sleep, for one
+//!   second after a warm-up second (one sample; ms of CPU per s). tine and
+//!   rayon only: the others have no detached spawn.
 //! - `oversubscribed fork-join`: mean of a batch of empty fork-joins with
 //!   `WAITING_OVERSUBSCRIBED` threads.
 //! - `contended fork-join`: mean of the empty fork-joins run back to back in
@@ -219,6 +223,40 @@ fn child(measurement: &str, backend: &str) {
             // ns of CPU per second of idling.
             println!("{}", (process_cpu() - before).as_nanos());
         }
+        "sporadic" => {
+            let threads = env_usize("WAITING_THREADS", 2);
+            let spawn: Box<dyn Fn()> = match backend {
+                "tine" => {
+                    let pool = tine::ThreadPool::builder()
+                        .threads(threads)
+                        .caller_runs(false)
+                        .build()
+                        .expect("tine pool");
+                    Box::new(move || pool.spawn(|| {}))
+                }
+                "rayon" => {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .expect("rayon pool");
+                    Box::new(move || pool.spawn(|| {}))
+                }
+                other => panic!("{other} has no detached spawn"),
+            };
+            let feed = || {
+                let start = Instant::now();
+                while start.elapsed() < Duration::from_secs(1) {
+                    std::thread::sleep(Duration::from_millis(1));
+                    spawn();
+                }
+            };
+            feed();
+            let (before, start) = (process_cpu(), Instant::now());
+            feed();
+            // ns of CPU per second.
+            let burnt = (process_cpu() - before).as_secs_f64();
+            println!("{:.0}", burnt / start.elapsed().as_secs_f64() * 1e9);
+        }
         "oversubscribed" => {
             let mut pool = Pool::new(backend, env_usize("WAITING_OVERSUBSCRIBED", 8));
             let batch = if backend == "scope" { 20 } else { 200 };
@@ -293,6 +331,10 @@ fn main() {
         ("wake", format!("wake after 10 ms idle, {threads} threads")),
         ("idle", format!("CPU per idle second, {threads} threads")),
         (
+            "sporadic",
+            format!("CPU per second, a spawn every 1 ms, {threads} threads"),
+        ),
+        (
             "oversubscribed",
             format!("empty fork-join, {over} threads on {cpus} CPUs"),
         ),
@@ -318,6 +360,9 @@ fn main() {
             if measurement == "idle" && backend == "scope" {
                 continue; // no pool to idle
             }
+            if measurement == "sporadic" && !matches!(backend, "tine" | "rayon") {
+                continue; // no detached spawn
+            }
             let output = Command::new(&me)
                 .args(["--child", measurement, backend])
                 .output()
@@ -331,7 +376,7 @@ fn main() {
             let median = percentile(&samples, 0.5);
             let tine = *tine_median.get_or_insert(median);
             let (low, high) = (percentile(&samples, 0.1), percentile(&samples, 0.9));
-            if measurement == "idle" {
+            if measurement == "idle" || measurement == "sporadic" {
                 let ms = |ns: f64| format!("{:.1} ms/s", ns / 1e6);
                 println!("| {backend} | {} | | | | |", ms(median));
             } else {
