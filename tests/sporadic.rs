@@ -4,22 +4,13 @@
 //! own test binary with one test, so the process's CPU time is the pool's.
 #![cfg(all(not(loom), unix))]
 
+mod support;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use support::process_cpu;
 use tine::ThreadPool;
-
-/// CPU time (user + system) of the whole process so far.
-fn process_cpu() -> Duration {
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: `usage` is a valid out-pointer for one rusage.
-    let status = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
-    assert_eq!(status, 0);
-    // SAFETY: getrusage filled it in.
-    let usage = unsafe { usage.assume_init() };
-    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
-    Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
-}
 
 #[test]
 fn rarely_fed_pools_spin_little() {

@@ -129,3 +129,18 @@ pub fn b_ran_while_a_waited(
     let b = || b_ran.store(true, Ordering::Release);
     join(&a, &b)
 }
+
+/// CPU time (user + system) of the whole process so far: for the tests
+/// that bound what an idle or rarely fed pool burns (one test per binary,
+/// so that the process's time is the pool's).
+#[cfg(unix)]
+pub fn process_cpu() -> std::time::Duration {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `usage` is a valid out-pointer for one rusage.
+    let status = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
+    assert_eq!(status, 0);
+    // SAFETY: getrusage filled it in.
+    let usage = unsafe { usage.assume_init() };
+    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    std::time::Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
+}
