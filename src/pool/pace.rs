@@ -49,6 +49,8 @@ const FLOOR: Duration = Duration::from_micros(20);
 
 /// The serving thread's spin budget for more work (see the module head).
 pub(crate) struct Pace {
+    /// The pool's waiter, which converts intervals to micro-yields.
+    waiter: Waiter,
     /// Whether the budget follows the intervals (else it stays whole).
     adapts: bool,
     /// The waiter's whole spin budget, in micro-yields.
@@ -68,6 +70,7 @@ impl Pace {
     pub(crate) fn new(waiter: &Waiter, adapts: bool) -> Self {
         let whole = waiter.spin_limit();
         Pace {
+            waiter: *waiter,
             adapts,
             whole,
             floor: waiter.yields_in(FLOOR).min(whole),
@@ -94,8 +97,9 @@ impl Pace {
         }
     }
 
-    /// The serving thread ran a job that did not come from its queue (work
-    /// a call it runs offered): it was not idle.
+    /// The serving thread was not idle: it ran a job that did not come
+    /// from its queue (work a call offered), or waited for one another
+    /// thread popped.
     pub(crate) fn busy(&mut self) {
         self.emptied = None;
     }
@@ -103,19 +107,19 @@ impl Pace {
     /// Work came (a job from the queue, or any within a spin): sizes the
     /// next spin from the interval since the serving thread last had
     /// nothing to do.
-    pub(crate) fn arrived(&mut self, waiter: &Waiter) {
+    pub(crate) fn arrived(&mut self) {
         if let Some(since) = self.emptied.take() {
-            self.arrived_after(waiter, since.elapsed());
+            self.arrived_after(since.elapsed());
         }
     }
 
     /// Sizes the next spin for work that came after `idle` with nothing to
     /// do.
-    fn arrived_after(&mut self, waiter: &Waiter, idle: Duration) {
+    fn arrived_after(&mut self, idle: Duration) {
         if !self.adapts {
             return;
         }
-        self.limit = if waiter.yields_in(idle) <= self.whole {
+        self.limit = if self.waiter.yields_in(idle) <= self.whole {
             self.whole
         } else {
             (self.limit / 2).max(self.floor)
@@ -131,20 +135,18 @@ mod tests {
 
     const SPIN: Duration = Duration::from_micros(200);
 
-    fn pace(adapts: bool) -> (Waiter, Pace) {
-        let waiter = Waiter::new(WaitPolicy::SpinThenPark(SPIN), 1);
-        let pace = Pace::new(&waiter, adapts);
-        (waiter, pace)
+    fn pace(adapts: bool) -> Pace {
+        Pace::new(&Waiter::new(WaitPolicy::SpinThenPark(SPIN), 1), adapts)
     }
 
     #[test]
     fn rare_jobs_halve_the_spin_down_to_the_floor_and_a_near_one_restores_it() {
-        let (waiter, mut pace) = pace(true);
+        let mut pace = pace(true);
         assert!(pace.is_whole());
         let mut last = pace.limit();
         for _ in 0..16 {
             // Longer than the whole budget: a spin would not have caught it.
-            pace.arrived_after(&waiter, SPIN * 2);
+            pace.arrived_after(SPIN * 2);
             assert_eq!(pace.limit(), (last / 2).max(pace.floor));
             last = pace.limit();
         }
@@ -154,35 +156,35 @@ mod tests {
             "sixteen rare jobs reach the floor"
         );
         assert!(!pace.is_whole());
-        pace.arrived_after(&waiter, SPIN / 2);
+        pace.arrived_after(SPIN / 2);
         assert!(pace.is_whole(), "a job within the budget brings it back");
     }
 
     #[test]
     fn a_pace_that_does_not_adapt_stays_whole() {
-        let (waiter, mut pace) = pace(false);
+        let mut pace = pace(false);
         for _ in 0..4 {
-            pace.arrived_after(&waiter, SPIN * 2);
+            pace.arrived_after(SPIN * 2);
             assert!(pace.is_whole());
         }
     }
 
     #[test]
     fn only_an_idle_interval_counts() {
-        let (waiter, mut pace) = pace(true);
-        pace.arrived_after(&waiter, SPIN * 2);
+        let mut pace = pace(true);
+        pace.arrived_after(SPIN * 2);
         let shrunk = pace.limit();
         // No interval open: an arrival changes nothing.
-        pace.arrived(&waiter);
+        pace.arrived();
         assert_eq!(pace.limit(), shrunk);
         // Work in between closes the interval.
         pace.emptied();
         pace.busy();
-        pace.arrived(&waiter);
+        pace.arrived();
         assert_eq!(pace.limit(), shrunk);
         // An open interval, however short, is measured.
         pace.emptied();
-        pace.arrived(&waiter);
+        pace.arrived();
         assert!(pace.is_whole() || pace.limit() == (shrunk / 2).max(pace.floor));
     }
 }

@@ -130,7 +130,7 @@ fn serve(team: &Team, nest: &Nest) {
                 || {},
             );
         }
-        pace.arrived(nest.waiter());
+        pace.arrived();
         enter(team, nest, Entry::Server, |worker| {
             drain(nest, worker, &mut pace);
             if !pace.is_whole() {
@@ -158,7 +158,7 @@ fn drain(nest: &Nest, worker: &Worker, pace: &mut Pace) {
     let mut looks = Looks::new(nest.waiter());
     loop {
         if let Some(job) = injector.pop() {
-            pace.arrived(nest.waiter());
+            pace.arrived();
             // SAFETY: popped by this thread.
             unsafe { worker.run_injected(job) };
             looks.reset();
@@ -175,12 +175,17 @@ fn drain(nest: &Nest, worker: &Worker, pace: &mut Pace) {
         worker.ask_for_work();
         pace.emptied();
         if looks.spin_at_most(pace.limit(), || !injector.is_empty() || nest.has_work(true)) {
+            // Work came within the spin: spinning pays.
+            pace.arrived();
             continue;
         }
         if injector.is_idle() {
             return;
         }
         wait_for_running(nest, worker, &looks);
+        // The job another thread popped has ended: the idle interval
+        // starts again.
+        pace.busy();
     }
 }
 
