@@ -7,7 +7,9 @@
 //! A fork costs about a cache-line round trip per thread when the workers
 //! spin (a fraction of a µs), and tens of µs when they are parked. So the caller starts alone: it runs its own first positions in
 //! growing blocks (ending at positions 1, 4, 16, ...) and reads the clock
-//! after each.
+//! after each. The clock starts at the first block, not at the call: the
+//! call's setup is paid once, so the rate must not spread it over the
+//! positions still to run.
 //! Once it has run for [`PROBE_NS`] over at least two positions (or for
 //! [`FORK_WORTH_NS`] on the first alone), it estimates the rest of the call
 //! from the rate so far: at least [`FORK_WORTH_NS`] left, and it forks the
@@ -245,7 +247,8 @@ impl Cutoff {
             {
                 (Some(Instant::now()), Decision::Serial, true)
             }
-            _ => (Some(Instant::now()), Decision::Undecided, false),
+            // The probe's clock starts at its first block ([`Cutoff::begin`]).
+            _ => (None, Decision::Undecided, false),
         };
         Cutoff {
             key,
@@ -262,6 +265,17 @@ impl Cutoff {
         self.decision
     }
 
+    /// Starts the probe's clock, just before the caller's first block: the
+    /// call's setup (finding the pool, making the plan) is paid once per
+    /// call, not per position, so it must not be counted as the work that
+    /// the rate extrapolates. Only an undecided call reads the clock.
+    #[inline]
+    pub(crate) fn begin(&mut self) {
+        if self.decision == Decision::Undecided {
+            self.started = Some(Instant::now());
+        }
+    }
+
     /// After a block: `done` positions have run. `last` says there is no
     /// later block to decide after, so the decision must be made now.
     #[inline]
@@ -269,6 +283,7 @@ impl Cutoff {
         if self.decision != Decision::Undecided {
             return self.decision;
         }
+        debug_assert!(self.started.is_some(), "a probe that never began");
         let Some(started) = self.started else {
             return self.decision;
         };

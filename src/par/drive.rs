@@ -326,6 +326,7 @@ impl<'a, P: Producer, C: Consumer<P::Item>> Call<'a, P, C, C::Acc> {
         let mut acc = Some(self.consumer.start());
         serial.walk = Walk::new(self.shares, 0);
         // The caller alone, until the cutoff decides.
+        cutoff.begin();
         while decision == Decision::Undecided {
             let walk = &mut serial.walk;
             walk.skip_dead(self.producer);

@@ -35,6 +35,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
         let mut done = 0;
         let mut decision = cutoff.decision();
         let mut going = true;
+        cutoff.begin();
         while decision != Decision::Fork && going {
             let Some((begin, end)) = claim(&counter, &mut cursor) else {
                 break;
