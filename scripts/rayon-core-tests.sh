@@ -24,6 +24,10 @@ rayon_version=1.12.0
 core_version=1.13.0
 work=${RAYON_ON_TINE_DIR:-$repo/target/rayon-on-tine}
 mkdir -p "$work"
+# One target directory for every crate run on tine's core (this script's
+# and scripts/rayon-crates-tests.sh's): rayon-core/ and the dependencies
+# they share are compiled once.
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$work/target}
 
 unpack() {
     scripts/fetch-crate.sh "$1" "$2" "$work"
