@@ -3,7 +3,7 @@
 # atomic and every allocation against Rust's rules: the fork protocol (core,
 # liveness) under Stacked and Tree Borrows, the rest under Stacked. Sizes and proptest cases shrink under Miri (see
 # tests/scale/mod.rs; TINE_TEST_SCALE overrides the divisor). Installs the
-# nightly component itself. About 9 minutes on one core; .ci/run runs the
+# nightly component itself. About 12 minutes on one core; .ci/run runs the
 # whole set in the background, niced, beside its other steps.
 #
 #   scripts/miri.sh            # the CI set

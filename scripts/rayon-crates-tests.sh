@@ -11,11 +11,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 
-# crate version "cargo test arguments"
+# "crate version | cargo test's targets | doc-test filters": each crate's
+# rayon suite, that is its unit tests (its rayon module's among them), the
+# test files that use rayon, and the doc tests whose names match a filter
+# (the rayon module's, the parallel methods'); with the `rayon` feature.
 crates=(
-    "hashbrown 0.15.2 --features rayon"
-    "indexmap 2.7.0 --features rayon"
-    "ndarray 0.16.1 --features rayon --lib --test par_rayon --test par_azip --test par_zip"
+    "hashbrown 0.15.2 | --lib --test rayon | rayon"
+    "indexmap 2.7.0 | --lib | rayon"
+    "ndarray 0.16.1 | --lib --test par_rayon --test par_azip --test par_zip | parallel:: par_"
 )
 
 work=${RAYON_ON_TINE_DIR:-$repo/target/rayon-on-tine}/crates
@@ -26,13 +29,15 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-${RAYON_ON_TINE_DIR:-$repo/target/ra
 source scripts/rayon-patch.sh
 mkdir -p "$work"
 for entry in "${crates[@]}"; do
-    read -r name version args <<<"$entry"
+    IFS='|' read -r crate targets filters <<<"$entry"
+    read -r name version <<<"$crate"
     [ -n "${1:-}" ] && [ "$1" != "$name" ] && continue
     scripts/fetch-crate.sh "$name" "$version" "$work"
     dir=$work/$name-$version
     patch "$dir"
-    echo "=== $name $version: cargo test $args"
-    # shellcheck disable=SC2086 # the arguments are words
-    (cd "$dir" && timeout 1200 cargo test $args -- --test-threads=4)
+    echo "=== $name $version: cargo test --features rayon $targets, and the doc tests matching $filters"
+    # shellcheck disable=SC2086 # the targets and filters are words
+    (cd "$dir" && timeout 1200 cargo test --features rayon $targets -- --test-threads=4 &&
+        timeout 1200 cargo test --features rayon --doc -- --test-threads=4 $filters)
     check_lock "$dir"
 done
