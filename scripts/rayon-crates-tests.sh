@@ -18,7 +18,7 @@ repo=$(pwd)
 crates=(
     "hashbrown 0.15.2 | --lib --test rayon | rayon"
     "indexmap 2.7.0 | --lib | rayon"
-    "ndarray 0.16.1 | --lib --test par_rayon --test par_azip --test par_zip | parallel:: par_"
+    "ndarray 0.16.1 | --lib --test par_rayon --test par_azip --test par_zip | src/parallel/ par_"
 )
 
 work=${RAYON_ON_TINE_DIR:-$repo/target/rayon-on-tine}/crates
