@@ -3,10 +3,12 @@
 # atomic and every allocation against Rust's rules: the fork protocol (core,
 # liveness) under Stacked and Tree Borrows, the rest under Stacked. Sizes and proptest cases shrink under Miri (see
 # tests/scale/mod.rs; TINE_TEST_SCALE overrides the divisor). Installs the
-# nightly component itself. About 12 minutes on one core; .ci/run runs the
-# whole set in the background, niced, beside its other steps.
+# nightly component itself. About 12 minutes on one core, in two halves
+# that run side by side; .ci/run runs the whole set in the background,
+# niced, beside its other steps.
 #
-#   scripts/miri.sh            # the CI set
+#   scripts/miri.sh            # the CI set (both halves, side by side)
+#   scripts/miri.sh first      # one half (or second)
 #   SEEDS="1 2 3 4" scripts/miri.sh core   # one suite, more interleavings
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,31 +39,37 @@ miri() {
 
 suites=${1:-all}
 static_pool=a_pool_can_live_in_a_static
-case $suites in
-all)
+
+# The CI set in two halves of about equal length, which `all` runs side by
+# side, each in a target directory of its own (one cargo holds a target
+# directory's lock until its tests end).
+first_half() {
     for borrows in stacked tree; do
         miri "$borrows" check --test core --test liveness -- --skip $static_pool
         miri "$borrows" ignore --test core -- --exact $static_pool
     done
     miri stacked ignore --test nest
     miri stacked check --test nest_deep
-    miri stacked check --test stream
     miri stacked ignore --test par
-    miri stacked ignore --lib par::sort
     # The newer unsafe code: par_bridge's stack room and lock, the inline
     # sources, the owned adaptors (rev, step_by, chunks, interleave) and
     # the string and slice splits (par_split_mut), in their tests that
     # drop, panic and cut at every position.
-    miri stacked check --test bridge -- owned_items large_and_zero a_panic_in_the_source
     miri stacked ignore --test compat -- small_sources
     miri stacked ignore --test adaptors -- owned_items_are_dropped_exactly_once
+    # A flat_map's serial inner walks: a heavy inner producer kept on the
+    # heap with the iterator of its position, and searches from the end.
+    miri stacked ignore --test flat_search -- drops_every_item_once
+}
+
+second_half() {
+    miri stacked check --test stream
+    miri stacked ignore --lib par::sort
+    miri stacked check --test bridge -- owned_items large_and_zero a_panic_in_the_source
     miri stacked ignore --test strings -- on_edge_cases
     # par_drain: a vector's buffer lent by position and its tail moved
     # back, under early stop, panics and leaks (about 80 s).
     miri stacked check --test drain
-    # A flat_map's serial inner walks: a heavy inner producer kept on the
-    # heap with the iterator of its position, and searches from the end.
-    miri stacked ignore --test flat_search -- drops_every_item_once
     # The injector: a call handed over to a busy pool (its stack job, the
     # queue's links, the done flag) and spawned jobs (boxed, counted, freed
     # by their runner), with a panic crossing back to the caller.
@@ -71,7 +79,25 @@ all)
     # jobs of a broadcast, boxed ones of spawn_broadcast), run by their
     # owners or, once closed, by their posters.
     miri stacked check --test broadcast_region
+}
+
+case $suites in
+all)
+    # The sysroot once, before the two halves would both build it.
+    cargo +nightly miri setup
+    base=$CARGO_TARGET_DIR
+    mkdir -p "$base"
+    # Each half in a process of its own, which stops at its first failure.
+    CARGO_TARGET_DIR=$base/first "$PWD/scripts/miri.sh" first >"$base/first.log" 2>&1 &
+    first=$!
+    status=0
+    CARGO_TARGET_DIR=$base/second "$PWD/scripts/miri.sh" second >"$base/second.log" 2>&1 || status=$?
+    wait "$first" || status=$?
+    cat "$base/first.log" "$base/second.log"
+    exit "$status"
     ;;
+first) first_half ;;
+second) second_half ;;
 *)
     miri stacked ignore --test "$suites"
     miri tree ignore --test "$suites"
