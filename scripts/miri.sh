@@ -51,9 +51,9 @@ first_half() {
     miri stacked ignore --test nest
     miri stacked check --test nest_deep
     miri stacked ignore --test par
-    # The newer unsafe code: par_bridge's stack room and lock, the inline
-    # sources, the owned adaptors (rev, step_by, chunks, interleave) and
-    # the string and slice splits (par_split_mut), in their tests that
+    # The newer unsafe code (par_bridge's is in the second half): the
+    # inline sources, the owned adaptors (rev, step_by, chunks, interleave)
+    # and the string and slice splits (par_split_mut), in their tests that
     # drop, panic and cut at every position.
     miri stacked ignore --test compat -- small_sources
     miri stacked ignore --test adaptors -- owned_items_are_dropped_exactly_once
@@ -66,6 +66,7 @@ first_half() {
 second_half() {
     miri stacked check --test stream
     miri stacked ignore --lib par::sort
+    # par_bridge's stack room and lock, in its tests that drop and panic.
     miri stacked check --test bridge -- owned_items large_and_zero a_panic_in_the_source
     # par_drain: a vector's buffer lent by position and its tail moved
     # back, under early stop, panics and leaks (about 80 s).

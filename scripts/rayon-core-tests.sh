@@ -24,10 +24,6 @@ rayon_version=1.12.0
 core_version=1.13.0
 work=${RAYON_ON_TINE_DIR:-$repo/target/rayon-on-tine}
 mkdir -p "$work"
-# One target directory for every crate run on tine's core (this script's
-# and scripts/rayon-crates-tests.sh's): rayon-core/ and the dependencies
-# they share are compiled once.
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$work/target}
 
 unpack() {
     scripts/fetch-crate.sh "$1" "$2" "$work"
@@ -36,6 +32,7 @@ unpack() {
 # patch DIR and check_lock DIR.
 # shellcheck source=scripts/rayon-patch.sh
 source scripts/rayon-patch.sh
+share_target_dir
 
 skips=()
 for name in "${!SKIP[@]}"; do

@@ -23,11 +23,9 @@ crates=(
 )
 
 work=${RAYON_ON_TINE_DIR:-$repo/target/rayon-on-tine}/crates
-# The target directory scripts/rayon-core-tests.sh uses: rayon, rayon-core/
-# and the dependencies the crates share are compiled once.
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-${RAYON_ON_TINE_DIR:-$repo/target/rayon-on-tine}/target}
 # shellcheck source=scripts/rayon-patch.sh
 source scripts/rayon-patch.sh
+share_target_dir
 mkdir -p "$work"
 for entry in "${crates[@]}"; do
     IFS='|' read -r crate targets filters <<<"$entry"

@@ -5,6 +5,15 @@
 # a workspace of its own) and drops a packaged lock file.
 # check_lock DIR: fails unless DIR's lock file takes rayon-core from the
 # path, with no [[patch.unused]].
+# share_target_dir: the test scripts' one target directory (below).
+
+# share_target_dir: one target directory for every crate the test scripts
+# run on tine's core (scripts/rayon-core-tests.sh, rayon-crates-tests.sh),
+# so that rayon-core/ and the dependencies they share compile once. Not
+# for scripts/rayon-core-ab.sh, whose two sides build binaries of one name.
+share_target_dir() {
+    export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-${RAYON_ON_TINE_DIR:-$repo/target/rayon-on-tine}/target}
+}
 
 # The patch, appended to a crate's manifest; the crate becomes a workspace
 # of its own.
