@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs the test suites under Miri, which checks every unsafe access, every
 # atomic and every allocation against Rust's rules: the fork protocol (core,
-# liveness) under Stacked and Tree Borrows, the rest under Stacked. Sizes and proptest cases shrink under Miri (see
-# tests/scale/mod.rs; TINE_TEST_SCALE overrides the divisor). Installs the
-# nightly component itself. About 12 minutes on one core, in two halves
-# that run side by side; .ci/run runs the whole set in the background,
-# niced, beside its other steps.
+# liveness) under Stacked and Tree Borrows, the rest under Stacked. Sizes,
+# rounds and proptest cases shrink under Miri (see tests/scale/mod.rs;
+# TINE_TEST_SCALE overrides the divisor). Installs the nightly component
+# itself. About 20 minutes of CPU, in two halves that run side by side
+# (about 10 minutes on 2 idle cores); .ci/run runs the whole set in the
+# background, niced, beside its other steps, and `all` prints its CPU time.
 #
 #   scripts/miri.sh            # the CI set (both halves, side by side)
 #   scripts/miri.sh first      # one half (or second)
@@ -29,6 +30,21 @@ seeds=${SEEDS:-0}
 miri() {
     local borrows=$1 leaks=$2 flags=$forward
     shift 2
+    if [ -n "${collecting:-}" ]; then
+        # Only the targets, for `all`'s one build: `--lib` and `--test NAME`
+        # before `--`, each once.
+        while [ $# -gt 0 ] && [ "$1" != -- ]; do
+            case $1 in
+            --lib) [[ " ${targets[*]} " == *" --lib "* ]] || targets+=(--lib) ;;
+            --test)
+                [[ " ${targets[*]} " == *" --test $2 "* ]] || targets+=(--test "$2")
+                shift
+                ;;
+            esac
+            shift
+        done
+        return
+    fi
     [ "$borrows" = tree ] && flags="$flags -Zmiri-tree-borrows"
     [ "$leaks" = ignore ] && flags="$flags -Zmiri-ignore-leaks"
     for seed in $seeds; do
@@ -50,7 +66,6 @@ first_half() {
     done
     miri stacked ignore --test nest
     miri stacked check --test nest_deep
-    miri stacked ignore --test par
     # The newer unsafe code (par_bridge's is in the second half): the
     # inline sources, the owned adaptors (rev, step_by, chunks, interleave)
     # and the string and slice splits (par_split_mut), in their tests that
@@ -64,6 +79,7 @@ first_half() {
 }
 
 second_half() {
+    miri stacked ignore --test par
     # The longest suite: a quarter of the records the default divisor
     # leaves, through the same pools, windows and batch ranges.
     TINE_TEST_SCALE=400 miri stacked check --test stream
@@ -71,7 +87,7 @@ second_half() {
     # par_bridge's stack room and lock, in its tests that drop and panic.
     miri stacked check --test bridge -- owned_items large_and_zero a_panic_in_the_source
     # par_drain: a vector's buffer lent by position and its tail moved
-    # back, under early stop, panics and leaks (about 80 s).
+    # back, under early stop, panics and leaks.
     miri stacked check --test drain
     # The injector: a call handed over to a busy pool (its stack job, the
     # queue's links, the done flag) and spawned jobs (boxed, counted, freed
@@ -86,10 +102,19 @@ second_half() {
 
 case $suites in
 all)
-    # The sysroot once, before the two halves would both build it.
+    # The sysroot and the two halves' targets once (the halves' own cargo
+    # runs then find them built): a build in the first half's target
+    # directory, copied to the second's.
     cargo +nightly miri setup
     base=$CARGO_TARGET_DIR
-    mkdir -p "$base"
+    targets=()
+    collecting=1
+    first_half
+    second_half
+    collecting=
+    CARGO_TARGET_DIR=$base/first cargo +nightly miri test --locked --no-run "${targets[@]}"
+    rm -rf "$base/second"
+    cp -a "$base/first" "$base/second"
     # Each half in a process of its own, which stops at its first failure.
     CARGO_TARGET_DIR=$base/first "$PWD/scripts/miri.sh" first >"$base/first.log" 2>&1 &
     first=$!
@@ -97,7 +122,8 @@ all)
     CARGO_TARGET_DIR=$base/second "$PWD/scripts/miri.sh" second >"$base/second.log" 2>&1 || status=$?
     wait "$first" || status=$?
     cat "$base/first.log" "$base/second.log"
-    # The CPU time of both halves, from this shell's waited-for children.
+    # The CPU time of the build and both halves, from this shell's
+    # waited-for children.
     awk -v ticks="$(getconf CLK_TCK)" '{ printf "Miri: %d s of CPU\n", ($16 + $17) / ticks }' "/proc/$$/stat"
     exit "$status"
     ;;

@@ -23,12 +23,15 @@ use tine::par::cutoff::{set_override, Override};
 use tine::prelude::*;
 
 /// Runs `body` inside `install` on a 3-thread pool, once with each cutoff
-/// override, so that calls run both alone on the caller and forked (under
-/// Miri, only those two: the adaptive cutoff takes one or the other).
+/// override, so that calls run both alone on the caller and forked. Under
+/// Miri, only forked: the drains' unsafe code (the buffer lent by position,
+/// the tail moved back) runs the same in every leaf, and a forked call
+/// splits the range among threads, cuts it at every position and leaves
+/// some of it untouched when stopped early.
 fn every_way(mut body: impl FnMut()) {
     let pool = tine::spawn_pool(3);
     let ways: &[Override] = if cfg!(miri) {
-        &[Override::NeverFork, Override::AlwaysFork]
+        &[Override::AlwaysFork]
     } else {
         &[
             Override::NeverFork,

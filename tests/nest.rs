@@ -31,6 +31,15 @@ fn fib_serial(n: u64) -> u64 {
     }
 }
 
+/// `fib` of `n` shrunk as a depth (`scale::depth`: under Miri, which
+/// interprets every join), on the current pool, checked against serial.
+fn checked_fib(n: u32) -> u64 {
+    let n = u64::from(scale::depth(n));
+    let value = fib(n);
+    assert_eq!(value, fib_serial(n));
+    value
+}
+
 /// A balanced tree's node sum, with a `join` at every node.
 struct Node {
     value: u64,
@@ -60,11 +69,11 @@ fn pools() -> Vec<ThreadPool> {
 
 #[test]
 fn fib_matches_serial_on_every_pool_and_the_global_one() {
-    assert_eq!(fib(20), fib_serial(20));
+    checked_fib(20);
     for pool in pools() {
         let n = u64::from(scale::depth(22));
         assert_eq!(pool.install(|| fib(n)), fib_serial(n), "{pool:?}");
-        assert_eq!(pool.join(|| fib(15), || fib(16)), (610, 987));
+        pool.join(|| checked_fib(15), || checked_fib(16));
     }
 }
 
@@ -143,7 +152,7 @@ fn a_panic_on_either_side_resumes_after_both_finished() {
             assert_eq!(message, if side == 1 { "right" } else { "left" });
             assert_eq!(other_ran.load(Relaxed), usize::from(side != 2));
             // The pool is usable afterwards.
-            assert_eq!(pool.install(|| fib(12)), 144);
+            pool.install(|| checked_fib(12));
         }
     }
 }
@@ -173,7 +182,7 @@ fn a_panicking_drop_of_bs_result_while_a_unwinds_is_caught() {
             1,
             "b ran once, its result dropped once"
         );
-        assert_eq!(pool.install(|| fib(12)), 144);
+        pool.install(|| checked_fib(12));
     }
 }
 
@@ -191,7 +200,7 @@ fn nested_panics_deep_in_the_tree_reach_the_caller() {
     for _ in 0..scale::size(5) {
         let caught = catch_unwind(|| pool.install(|| boom(scale::depth(8))));
         assert!(caught.is_err());
-        assert_eq!(pool.install(|| fib(15)), 610);
+        pool.install(|| checked_fib(15));
     }
 }
 
@@ -230,13 +239,14 @@ fn join_context_says_where_the_closures_ran() {
 fn scope_runs_every_task_before_it_returns() {
     for pool in pools() {
         let mut results = vec![0u64; 100];
+        let base = u64::from(scale::depth(10));
         pool.scope(|s| {
             for (i, slot) in results.iter_mut().enumerate() {
-                s.spawn(move |_| *slot = fib_serial(10 + (i as u64 % 5)));
+                s.spawn(move |_| *slot = fib_serial(base + (i as u64 % 5)));
             }
         });
         for (i, value) in results.iter().enumerate() {
-            assert_eq!(*value, fib_serial(10 + (i as u64 % 5)));
+            assert_eq!(*value, fib_serial(base + (i as u64 % 5)));
         }
         // Tasks spawning tasks, and joins inside tasks.
         let count = AtomicUsize::new(0);
@@ -247,12 +257,12 @@ fn scope_runs_every_task_before_it_returns() {
                 s.spawn(move |s| spread(s, depth - 1, count));
             }
         }
-        let value = pool.scope(|s| {
-            spread(s, 8, &count);
-            fib(10)
+        let levels = scale::depth(8);
+        pool.scope(|s| {
+            spread(s, levels, &count);
+            checked_fib(10)
         });
-        assert_eq!(value, 55);
-        assert_eq!(count.load(Relaxed), (1 << 9) - 1);
+        assert_eq!(count.load(Relaxed), (1 << (levels + 1)) - 1);
         // The global pool, and a scope inside a join inside a scope.
         let total = AtomicUsize::new(0);
         tine::scope(|s| {
@@ -396,10 +406,11 @@ fn a_join_inside_a_plain_fork_task_runs_inline_and_right() {
     let started = Instant::now();
     let sums: Vec<AtomicUsize> = (0..3).map(|_| AtomicUsize::new(0)).collect();
     pool.for_threads(|thread_index, _| {
-        let (a, b) = pool.join(|| fib(12) as usize, || fib(13) as usize);
-        sums[thread_index].store(a + b, Relaxed);
+        let (a, b) = pool.join(|| checked_fib(12), || checked_fib(13));
+        sums[thread_index].store((a + b) as usize, Relaxed);
     });
-    assert!(sums.iter().all(|sum| sum.load(Relaxed) == 377));
+    let expected = fib_serial(u64::from(scale::depth(14))) as usize;
+    assert!(sums.iter().all(|sum| sum.load(Relaxed) == expected));
     assert!(cfg!(miri) || started.elapsed() < Duration::from_secs(8));
 }
 
@@ -407,13 +418,13 @@ fn a_join_inside_a_plain_fork_task_runs_inline_and_right() {
 fn joins_inside_another_pools_install_use_that_pool() {
     let outer = tine::spawn_pool(2);
     let inner = tine::spawn_pool(3);
-    let value = outer.install(|| {
+    // Each value is checked against serial where it is computed.
+    outer.install(|| {
         tine::join(
-            || inner.install(|| fib(15)),
-            || inner.join(|| fib(10), || fib(11)),
+            || inner.install(|| checked_fib(15)),
+            || inner.join(|| checked_fib(10), || checked_fib(11)),
         )
     });
-    assert_eq!(value, (610, (55, 89)));
     assert_eq!(inner.install(tine::current_num_threads), 3);
 }
 
