@@ -7,7 +7,8 @@
 //! the iterator is dropped unconsumed; a leaked iterator leaving the
 //! collection valid; and ranges out of bounds panicking as `std`'s do.
 //! Every case runs on an installed 3-thread pool, with the cutoff forced
-//! to fork, forced not to, and left to decide.
+//! to fork, forced not to, and left to decide (under Miri, forced to fork
+//! only).
 #![cfg(not(loom))]
 // `Tracked` hashes and compares by its id alone: the atomics of its drop
 // table are no part of its key.
@@ -24,10 +25,11 @@ use tine::prelude::*;
 
 /// Runs `body` inside `install` on a 3-thread pool, once with each cutoff
 /// override, so that calls run both alone on the caller and forked. Under
-/// Miri, only forked: the drains' unsafe code (the buffer lent by position,
-/// the tail moved back) runs the same in every leaf, and a forked call
-/// splits the range among threads, cuts it at every position and leaves
-/// some of it untouched when stopped early.
+/// Miri, only forked: a forked call splits the range among threads, cuts
+/// it at every position and leaves parts of it untouched when stopped
+/// early, through the drains' unsafe code (the buffer lent by position,
+/// the tail moved back) that a call alone runs too. The serial driver's
+/// own guard runs under Miri with the other sources (bridge, flat_search).
 fn every_way(mut body: impl FnMut()) {
     let pool = tine::spawn_pool(3);
     let ways: &[Override] = if cfg!(miri) {

@@ -1,7 +1,7 @@
 //! `join`, `join_context` and `scope`: results against serial code, panics,
 //! borrowing, pools of 1 to 4 threads (more threads than cores), calls
 //! from several threads, composition with parallel iterators, and deep
-//! recursion on threads with a stack of known size. One suite (about 630
+//! recursion on threads with a stack of known size. One suite (about 650
 //! lines), so that the sanitizer and Miri steps of `.ci/run` cover all of
 //! it by name.
 #![cfg(not(loom))]
@@ -34,10 +34,14 @@ fn fib_serial(n: u64) -> u64 {
 /// `fib` of `n` shrunk as a depth (`scale::depth`: under Miri, which
 /// interprets every join), on the current pool, checked against serial.
 fn checked_fib(n: u32) -> u64 {
-    let n = u64::from(scale::depth(n));
-    let value = fib(n);
-    assert_eq!(value, fib_serial(n));
+    let value = fib(u64::from(scale::depth(n)));
+    assert_eq!(value, fib_at(n));
     value
+}
+
+/// What [`checked_fib`] of `n` returns, computed serially.
+fn fib_at(n: u32) -> u64 {
+    fib_serial(u64::from(scale::depth(n)))
 }
 
 /// A balanced tree's node sum, with a `join` at every node.
@@ -73,7 +77,8 @@ fn fib_matches_serial_on_every_pool_and_the_global_one() {
     for pool in pools() {
         let n = u64::from(scale::depth(22));
         assert_eq!(pool.install(|| fib(n)), fib_serial(n), "{pool:?}");
-        pool.join(|| checked_fib(15), || checked_fib(16));
+        let pair = pool.join(|| checked_fib(15), || checked_fib(16));
+        assert_eq!(pair, (fib_at(15), fib_at(16)));
     }
 }
 
@@ -152,7 +157,7 @@ fn a_panic_on_either_side_resumes_after_both_finished() {
             assert_eq!(message, if side == 1 { "right" } else { "left" });
             assert_eq!(other_ran.load(Relaxed), usize::from(side != 2));
             // The pool is usable afterwards.
-            pool.install(|| checked_fib(12));
+            assert_eq!(pool.install(|| checked_fib(12)), fib_at(12));
         }
     }
 }
@@ -182,7 +187,7 @@ fn a_panicking_drop_of_bs_result_while_a_unwinds_is_caught() {
             1,
             "b ran once, its result dropped once"
         );
-        pool.install(|| checked_fib(12));
+        assert_eq!(pool.install(|| checked_fib(12)), fib_at(12));
     }
 }
 
@@ -200,7 +205,7 @@ fn nested_panics_deep_in_the_tree_reach_the_caller() {
     for _ in 0..scale::size(5) {
         let caught = catch_unwind(|| pool.install(|| boom(scale::depth(8))));
         assert!(caught.is_err());
-        pool.install(|| checked_fib(15));
+        assert_eq!(pool.install(|| checked_fib(15)), fib_at(15));
     }
 }
 
@@ -258,10 +263,11 @@ fn scope_runs_every_task_before_it_returns() {
             }
         }
         let levels = scale::depth(8);
-        pool.scope(|s| {
+        let value = pool.scope(|s| {
             spread(s, levels, &count);
             checked_fib(10)
         });
+        assert_eq!(value, fib_at(10));
         assert_eq!(count.load(Relaxed), (1 << (levels + 1)) - 1);
         // The global pool, and a scope inside a join inside a scope.
         let total = AtomicUsize::new(0);
@@ -409,7 +415,7 @@ fn a_join_inside_a_plain_fork_task_runs_inline_and_right() {
         let (a, b) = pool.join(|| checked_fib(12), || checked_fib(13));
         sums[thread_index].store((a + b) as usize, Relaxed);
     });
-    let expected = fib_serial(u64::from(scale::depth(14))) as usize;
+    let expected = (fib_at(12) + fib_at(13)) as usize;
     assert!(sums.iter().all(|sum| sum.load(Relaxed) == expected));
     assert!(cfg!(miri) || started.elapsed() < Duration::from_secs(8));
 }
@@ -418,13 +424,13 @@ fn a_join_inside_a_plain_fork_task_runs_inline_and_right() {
 fn joins_inside_another_pools_install_use_that_pool() {
     let outer = tine::spawn_pool(2);
     let inner = tine::spawn_pool(3);
-    // Each value is checked against serial where it is computed.
-    outer.install(|| {
+    let value = outer.install(|| {
         tine::join(
             || inner.install(|| checked_fib(15)),
             || inner.join(|| checked_fib(10), || checked_fib(11)),
         )
     });
+    assert_eq!(value, (fib_at(15), (fib_at(10), fib_at(11))));
     assert_eq!(inner.install(tine::current_num_threads), 3);
 }
 

@@ -1,7 +1,9 @@
 //! How big the tests run (`mod scale;`). Natively, at full size. Under Miri,
 //! which interprets every instruction, sizes, rounds and proptest cases
 //! shrink by a divisor, so the Miri step of `.ci/run` takes minutes, not
-//! hours; the shapes (thread counts, schedules, edge lengths) stay.
+//! hours; the shapes (edge lengths, batch ranges) stay, and a suite that
+//! tries many thread counts or cutoff overrides says which of them it
+//! keeps under Miri.
 //!
 //! The divisor is `TINE_TEST_SCALE` when set (Miri sees it with
 //! `MIRIFLAGS=-Zmiri-env-forward=TINE_TEST_SCALE`), else 100 under Miri
