@@ -81,7 +81,7 @@ first_half() {
 second_half() {
     miri stacked ignore --test par
     # The longest suite: a quarter of the records the default divisor
-    # leaves, through the same pools, windows and batch ranges.
+    # leaves, through the same windows and batch ranges.
     TINE_TEST_SCALE=400 miri stacked check --test stream
     miri stacked ignore --lib par::sort
     # par_bridge's stack room and lock, in its tests that drop and panic.
