@@ -76,10 +76,10 @@ first_half() {
     # heap with the iterator of its position, and searches from the end.
     miri stacked ignore --test flat_search -- drops_every_item_once
     miri stacked ignore --test strings -- on_edge_cases
+    miri stacked ignore --test par
 }
 
 second_half() {
-    miri stacked ignore --test par
     # The longest suite: a quarter of the records the default divisor
     # leaves, through the same windows and batch ranges.
     TINE_TEST_SCALE=400 miri stacked check --test stream

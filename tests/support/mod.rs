@@ -35,7 +35,9 @@ impl<'s, 'env> Scope<'s, 'env> {
 /// ThreadSanitizer sees. std prints a panic through its own buffers and
 /// locks, which are not instrumented; two tasks that panic at once then look
 /// like a race inside std. Call it first in tests where several threads
-/// panic together. The default output is kept.
+/// panic together. The default output is kept natively; under Miri it is
+/// the location and message alone (std's hook resolves a full backtrace for
+/// a panic raised while another unwinds, which takes Miri seconds).
 pub fn serialize_panic_output() {
     use std::sync::atomic::{AtomicBool, Ordering};
     static INSTALL: std::sync::Once = std::sync::Once::new();
@@ -51,7 +53,14 @@ pub fn serialize_panic_output() {
                 // printing thread's CPU.
                 std::thread::yield_now();
             }
-            print(info);
+            if cfg!(miri) {
+                // For a panic while another unwinds (a drop that panics),
+                // std's hook adds a full backtrace, which Miri takes
+                // seconds to resolve. The location and message are enough.
+                eprintln!("{info}");
+            } else {
+                print(info);
+            }
             // Release: pairs with the Acquire swap above.
             PRINTING.store(false, Ordering::Release);
         }));
