@@ -66,23 +66,27 @@ first_half() {
     done
     miri stacked ignore --test nest
     miri stacked check --test nest_deep
-    # The newer unsafe code (par_bridge's is in the second half): the
-    # inline sources, the owned adaptors (rev, step_by, chunks, interleave)
-    # and the string and slice splits (par_split_mut), in their tests that
-    # drop, panic and cut at every position.
-    miri stacked ignore --test compat -- small_sources
+    # The newer unsafe code (par_bridge's and the inline sources' are in
+    # the second half): the owned adaptors (rev, step_by, chunks,
+    # interleave) and the string and slice splits (par_split_mut), in their
+    # tests that drop, panic and cut at every position.
     miri stacked ignore --test adaptors -- owned_items_are_dropped_exactly_once
-    # A flat_map's serial inner walks: a heavy inner producer kept on the
-    # heap with the iterator of its position, and searches from the end.
-    miri stacked ignore --test flat_search -- drops_every_item_once
     miri stacked ignore --test strings -- on_edge_cases
-    miri stacked ignore --test par
+    # The parallel-iterator driver, less its early-stop timing test (under
+    # Miri it checks no bound, and it costs a sixth of the suite).
+    miri stacked ignore --test par -- --skip a_hit_at_index_zero
 }
 
 second_half() {
-    # The longest suite: a quarter of the records the default divisor
-    # leaves, through the same windows and batch ranges.
-    TINE_TEST_SCALE=400 miri stacked check --test stream
+    # A flat_map's serial inner walks: a heavy inner producer kept on the
+    # heap with the iterator of its position, and searches from the end.
+    miri stacked ignore --test flat_search -- drops_every_item_once
+    # The inline sources (compat), dropping owned items once.
+    miri stacked ignore --test compat -- small_sources
+    # Streaming is safe code on the fork, but for its caller-only writer
+    # (`CallerOnly`'s `Sync`): ordered and unordered output written from
+    # forked shares, at a quarter of the records the default divisor leaves.
+    TINE_TEST_SCALE=400 miri stacked check --test stream -- ordered_echo unordered_output
     miri stacked ignore --lib par::sort
     # par_bridge's stack room and lock, in its tests that drop and panic.
     miri stacked check --test bridge -- owned_items large_and_zero a_panic_in_the_source
