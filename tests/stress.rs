@@ -5,8 +5,9 @@
 //! ```
 //!
 //! `TINE_STRESS_SCALE` (a percentage, default 100) shrinks every loop, for
-//! the sanitizer runs in `.ci/run`; `TINE_STRESS_NO_RSS` skips the RSS
-//! check (AddressSanitizer's quarantine keeps freed memory on purpose). Threads are spawned with
+//! the ThreadSanitizer run in `.ci/run`; `TINE_STRESS_NO_RSS` skips the RSS
+//! check, for an AddressSanitizer build (its quarantine keeps freed memory
+//! on purpose). Threads are spawned with
 //! `std::thread::spawn` and joined with `join` (never `thread::scope`), so
 //! ThreadSanitizer sees every join.
 #![cfg(not(loom))]

@@ -57,7 +57,8 @@ pub fn serialize_panic_output() {
                 // For a panic while another unwinds (a drop that panics),
                 // std's hook adds a full backtrace, which Miri takes
                 // seconds to resolve. The location and message are enough.
-                eprintln!("{info}");
+                let thread = std::thread::current();
+                eprintln!("thread '{}' {info}", thread.name().unwrap_or("<unnamed>"));
             } else {
                 print(info);
             }
