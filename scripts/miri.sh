@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Runs the test suites under Miri, which checks every unsafe access, every
-# atomic and every allocation against Rust's rules: the fork protocol (core,
-# liveness) under Stacked and Tree Borrows, the rest under Stacked. Sizes,
+# atomic and every allocation against Rust's rules: the fork protocol (core)
+# under Stacked and Tree Borrows, the rest under Stacked. Sizes,
 # rounds and proptest cases shrink under Miri (see tests/scale/mod.rs;
 # TINE_TEST_SCALE overrides the divisor). Installs the nightly component
-# itself. About 15 minutes of CPU, in two halves that run side by side
-# (about 8 minutes on 2 idle cores); .ci/run runs the whole set in the
+# itself. About 10 minutes of CPU, in two halves that run side by side
+# (about 5 minutes on 2 idle cores); .ci/run runs the whole set in the
 # background, niced, beside its other steps, and `all` prints its CPU time.
 #
 #   scripts/miri.sh            # the CI set (both halves, side by side)
@@ -60,25 +60,25 @@ static_pool=a_pool_can_live_in_a_static
 # side, each in a target directory of its own (one cargo holds a target
 # directory's lock until its tests end).
 first_half() {
-    for borrows in stacked tree; do
-        miri "$borrows" check --test core --test liveness -- --skip $static_pool
-        miri "$borrows" ignore --test core -- --exact $static_pool
-    done
+    miri stacked check --test core --test liveness -- --skip $static_pool
+    miri stacked ignore --test core -- --exact $static_pool
+    # The fork protocol again under Tree Borrows: the same accesses, a
+    # different aliasing model.
+    miri tree check --test core -- --skip $static_pool
     miri stacked ignore --test nest
     miri stacked check --test nest_deep
-    # The newer unsafe code (par_bridge's and the inline sources' are in
-    # the second half): the owned adaptors (rev, step_by, chunks,
-    # interleave) and the slice splits (par_split_mut), in their tests that
-    # drop, panic and cut at every position. (The string splits are safe
-    # code on the same producers.)
-    miri stacked ignore --test adaptors -- owned_items_are_dropped_exactly_once
-    miri stacked ignore --test strings -- slice_splits_match_std_on_edge_cases
     # The parallel-iterator driver, less its early-stop timing test (under
     # Miri it checks no bound, and it costs a sixth of the suite).
     miri stacked ignore --test par -- --skip a_hit_at_index_zero
 }
 
 second_half() {
+    # The owned adaptors (rev, step_by, chunks, interleave) and the slice
+    # splits (par_split_mut), in their tests that drop, panic and cut at
+    # every position. (The string splits are safe code on the same
+    # producers.)
+    miri stacked ignore --test adaptors -- owned_items_are_dropped_exactly_once
+    miri stacked ignore --test strings -- slice_splits_match_std_on_edge_cases
     # A flat_map's serial inner walks: a heavy inner producer kept on the
     # heap with the iterator of its position, and searches from the end.
     miri stacked ignore --test flat_search -- drops_every_item_once

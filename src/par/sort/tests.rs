@@ -147,12 +147,12 @@ fn permutation_survives<E: Clone + Ord + core::fmt::Debug>(
 #[test]
 fn panics_and_bad_orders_leave_a_permutation() {
     let lens: &[usize] = if cfg!(miri) {
-        &[9, 100]
+        &[60]
     } else {
         &[9, 40, 150, 2000]
     };
     let ks: &[usize] = if cfg!(miri) {
-        &[0, 20, 200]
+        &[0, 200]
     } else {
         &[0, 1, 5, 20, 60, 200, 400, 1000]
     };
@@ -204,12 +204,14 @@ fn zero_sized_and_interior_mutability() {
 #[test]
 fn panics_after_writes_through_cells_keep_the_latest_copies() {
     type Elem = (u32, Cell<Vec<u32>>);
-    let lens: &[usize] = if cfg!(miri) { &[100] } else { &[40, 150, 2000] };
+    let lens: &[usize] = if cfg!(miri) { &[60] } else { &[40, 150, 2000] };
     let stable_small: SortFn<Elem> = |v, c| stable(v, &c, 8);
     let unstable_small: SortFn<Elem> = |v, c| unstable(v, &c, 8);
     for sort in [stable_small, unstable_small] {
         for &len in lens {
-            for k in [10, len, 3 * len, 1_000_000] {
+            // Under Miri, no panic midway (at call `len`).
+            let ks = [10, len, 3 * len, 1_000_000];
+            for k in ks.into_iter().filter(|&k| !cfg!(miri) || k != len) {
                 let mut v: Vec<Elem> = (0..len as u32)
                     .map(|i| (i % 13, Cell::new(std::vec![i])))
                     .collect();
@@ -249,7 +251,7 @@ fn the_serial_merge_from_both_ends() {
     } else {
         &[15, 16, 17, 23, 33, 40]
     };
-    let every_kth_call = if cfg!(miri) { 7 } else { 1 };
+    let every_kth_call = if cfg!(miri) { 13 } else { 1 };
     let mut rng = Rng(0x5eed);
     for &la in lens {
         for &lb in lens {
