@@ -30,24 +30,29 @@
 //!   `(u32, String)` pairs, against the serial `sort_unstable`/`sort`.
 //!
 //! One example, so that every backend runs in one process and one run
-//! (about 530 lines: a row per workload, the peers' `join` wrappers).
+//! (about 540 lines: a row per workload, the peers' `join` wrappers).
 //!
 //! Each backend runs in its own pool of `TINE_BENCH_THREADS` threads
 //! (default: all CPUs), made for it; rayon's and tine's are entered from
 //! outside with `install`, as a program's main thread enters them. A cell is
-//! the median of `NESTED_SAMPLES` samples (default 11) of at least 200 µs
-//! each; the table gives it and its ratio to serial. The `sort` rows take
-//! at most 5 samples of one sort each, and take them in turns (serial,
-//! tine, rayon, then backwards), so that the host's changes of speed are
-//! spread over every cell. `NESTED_SCALE` (default 1) divides the big sizes, for
-//! a quick run.
+//! the median of `NESTED_SAMPLES` samples (default 11); the table gives it
+//! and its ratio to serial. The `tree` and `fib` rows take their samples in
+//! turns (one batch of at least 2 ms of each cell, then backwards, each
+//! after a 1 ms pause in which the previous cell's spinning threads park),
+//! so that the host's changes of speed are spread over every cell; the
+//! recursive sorts time one cell after the other, batches of at least
+//! 200 µs. The `sort` rows take at most 5 samples of one sort each, in
+//! turns (serial, tine, rayon, then backwards). `NESTED_SCALE` (default 1)
+//! divides the big sizes, for a quick run.
 
 use std::hint::black_box;
 use std::time::Duration;
 use tine::prelude::*;
 use tine_peers::recursion::{fib_serial, tree_sum_serial, Node};
 use tine_peers::recursions;
-use tine_peers::timing::{median_seconds, sorts_in_turns, SortCall};
+use tine_peers::timing::{
+    batch, interleaved_medians, median_seconds, sorts_in_turns, Batch, SortCall,
+};
 
 /// The serial tree sum, right child first (the order chili's `join` runs
 /// its closures in when no thread steals).
@@ -259,14 +264,33 @@ impl Row {
     }
 }
 
+/// How long each cell runs before its samples, sizing its batch.
+const WARM: Duration = Duration::from_millis(100);
+
+/// The pause before each batch of a row timed in turns: longer than a tine
+/// worker's spin after a fork (500 µs) and chili's heartbeat, so that no
+/// cell runs beside the spinning threads of the one before.
+const GAP: Duration = Duration::from_millis(1);
+
+/// A row whose cells are timed in turns (`interleaved_medians`), so that a
+/// change of the host's speed during the row slows every cell alike and the
+/// ratios stay comparable.
+fn in_turns(name: String, samples: usize, cells: Vec<(&'static str, Batch<'_, ()>)>) -> Row {
+    let (names, mut batches): (Vec<_>, Vec<_>) = cells.into_iter().unzip();
+    let times = interleaved_medians(samples, WARM, GAP, &mut (), &mut batches);
+    Row {
+        name,
+        cells: names.into_iter().zip(times).collect(),
+    }
+}
+
 fn main() {
     let threads = tine_peers::threads();
     let samples = env_usize("NESTED_SAMPLES", 11);
     let scale = env_usize("NESTED_SCALE", 1).max(1);
     let only = std::env::var("NESTED_ONLY").unwrap_or_default();
     let wanted = |name: &str| only.is_empty() || only.split(',').any(|w| w.trim() == name);
-    let warm = Duration::from_millis(100);
-    let time = |call: &mut dyn FnMut()| median_seconds(samples, warm, call);
+    let time = |call: &mut dyn FnMut()| median_seconds(samples, WARM, call);
 
     let tine_pool = tine::ThreadPool::try_spawn(threads).expect("tine pool");
     let tine_one = tine::ThreadPool::try_spawn(1).expect("tine pool of 1");
@@ -302,108 +326,94 @@ fn main() {
                 (true, false) => ", children allocated first",
                 (true, true) => ", parents allocated first",
             };
-            let mut row = Row {
-                name: format!("tree sum, {} nodes{layout}", (1u64 << levels) - 1),
-                cells: Vec::new(),
-            };
-            row.cells.push((
+            let tree = &tree;
+            let mut cells: Vec<(&'static str, Batch<'_, ()>)> = vec![(
                 "serial",
-                time(&mut || {
-                    black_box(tree_sum_serial(black_box(&tree)));
+                batch(|_| {
+                    black_box(tree_sum_serial(black_box(tree)));
                 }),
-            ));
+            )];
             if big {
-                row.cells.push((
+                cells.push((
                     "serial, right child first",
-                    time(&mut || {
-                        assert_eq!(tree_sum_right_first(black_box(&tree)), expected);
-                    }),
+                    batch(|_| assert_eq!(tree_sum_right_first(black_box(tree)), expected)),
                 ));
             }
             // The floor of any split of this walk on 2 threads: half the
             // 1-thread join's time (see BENCHMARKS, "The seventh round").
-            row.cells.push((
+            cells.push((
                 "tine 1 thread",
-                time(&mut || {
-                    let got = tine_one.install(|| tree_sum_tine(black_box(&tree)));
+                batch(|_| {
+                    let got = tine_one.install(|| tree_sum_tine(black_box(tree)));
                     assert_eq!(got, expected);
                 }),
             ));
-            row.cells.push((
+            cells.push((
                 "tine",
-                time(&mut || {
-                    let got = tine_pool.install(|| tree_sum_tine(black_box(&tree)));
+                batch(|_| {
+                    let got = tine_pool.install(|| tree_sum_tine(black_box(tree)));
                     assert_eq!(got, expected);
                 }),
             ));
-            row.cells.push((
+            cells.push((
                 "std::thread::scope, two halves",
-                time(&mut || {
-                    assert_eq!(tree_sum_scope_halves(black_box(&tree)), expected);
-                }),
+                batch(|_| assert_eq!(tree_sum_scope_halves(black_box(tree)), expected)),
             ));
-            row.cells.push((
+            cells.push((
                 "rayon",
-                time(&mut || {
-                    let got = rayon_pool.install(|| tree_sum_rayon(black_box(&tree)));
+                batch(|_| {
+                    let got = rayon_pool.install(|| tree_sum_rayon(black_box(tree)));
                     assert_eq!(got, expected);
                 }),
             ));
-            row.cells.push((
+            cells.push((
                 "chili",
-                time(&mut || {
-                    let got = tree_sum_chili(&mut chili_pool.scope(), black_box(&tree));
+                batch(|_| {
+                    let got = tree_sum_chili(&mut chili_pool.scope(), black_box(tree));
                     assert_eq!(got, expected);
                 }),
             ));
-            row.print();
+            let name = format!("tree sum, {} nodes{layout}", (1u64 << levels) - 1);
+            in_turns(name, samples, cells).print();
         }
     }
 
     if wanted("fib") {
         let n = 30;
         let expected = fib_serial(n);
-        let mut row = Row {
-            name: format!("fib({n}), a join at every level"),
-            cells: Vec::new(),
-        };
-        row.cells.push((
-            "serial",
-            time(&mut || {
-                black_box(fib_serial(black_box(n)));
-            }),
-        ));
-        row.cells.push((
-            "serial, both calls made",
-            time(&mut || {
-                black_box(fib_both_calls(black_box(n)));
-            }),
-        ));
-        row.cells.push((
-            "tine 1 thread",
-            time(&mut || {
-                assert_eq!(tine_one.install(|| fib_tine(black_box(n))), expected);
-            }),
-        ));
-        row.cells.push((
-            "tine",
-            time(&mut || {
-                assert_eq!(tine_pool.install(|| fib_tine(black_box(n))), expected);
-            }),
-        ));
-        row.cells.push((
-            "rayon",
-            time(&mut || {
-                assert_eq!(rayon_pool.install(|| fib_rayon(black_box(n))), expected);
-            }),
-        ));
-        row.cells.push((
-            "chili",
-            time(&mut || {
-                assert_eq!(fib_chili(&mut chili_pool.scope(), black_box(n)), expected);
-            }),
-        ));
-        row.print();
+        let cells: Vec<(&'static str, Batch<'_, ()>)> = vec![
+            (
+                "serial",
+                batch(|_| {
+                    black_box(fib_serial(black_box(n)));
+                }),
+            ),
+            (
+                "serial, both calls made",
+                batch(|_| {
+                    black_box(fib_both_calls(black_box(n)));
+                }),
+            ),
+            (
+                "tine 1 thread",
+                batch(|_| assert_eq!(tine_one.install(|| fib_tine(black_box(n))), expected)),
+            ),
+            (
+                "tine",
+                batch(|_| assert_eq!(tine_pool.install(|| fib_tine(black_box(n))), expected)),
+            ),
+            (
+                "rayon",
+                batch(|_| assert_eq!(rayon_pool.install(|| fib_rayon(black_box(n))), expected)),
+            ),
+            (
+                "chili",
+                batch(|_| {
+                    assert_eq!(fib_chili(&mut chili_pool.scope(), black_box(n)), expected);
+                }),
+            ),
+        ];
+        in_turns(format!("fib({n}), a join at every level"), samples, cells).print();
     }
 
     let sizes = [1_000_000 / scale, 10_000_000 / scale];
