@@ -162,10 +162,12 @@ where
     // its oldest to thieves: its empty slot counts as a request
     // (`worker/zone.rs`), so below the zone a join that finds the slot
     // full runs as the 1-thread join does.
+    // The pool's model is read where each branch needs it, not kept in a
+    // local: one held across the request check's call costs every join,
+    // the 1-thread path's included, a saved register.
     let here = core::mem::MaybeUninit::<u8>::uninit();
-    let eager = EAGER || worker.eager();
     if !EAGER && worker.is_deep(here.as_ptr() as usize) {
-        let link = if eager {
+        let link = if worker.eager() {
             worker.tick_deep_eager()
         } else {
             worker.tick_deep()
@@ -174,11 +176,12 @@ where
             return join_on_serial(a, b);
         }
     }
-    join_linked(worker, eager, a, b)
+    join_linked(worker, EAGER, a, b)
 }
 
-/// A linked join (steps 1 to 5 in `nest/mod.rs`); `offer` offers the
-/// oldest pending job at once, if the slot is empty.
+/// A linked join (steps 1 to 5 in `nest/mod.rs`); `offer`, or a worker of
+/// a pool in rayon's model, offers the oldest pending job at once, if the
+/// slot is empty.
 #[inline(always)]
 fn join_linked<A, B, RA, RB>(worker: &Worker, offer: bool, a: A, b: B) -> (RA, RB)
 where
@@ -195,7 +198,7 @@ where
     // If `a` panics, B is still run or waited for before the panic goes on.
     let guard = FinishOnUnwind { worker, job: &job };
     worker.tick_in_region();
-    if offer {
+    if offer || worker.eager() {
         worker.offer_now();
     }
     let ra = a(FnContext::new(false));
