@@ -51,7 +51,7 @@ use tine::prelude::*;
 use tine_peers::recursion::{fib_serial, tree_sum_serial, Node};
 use tine_peers::recursions;
 use tine_peers::timing::{
-    batch, interleaved_medians, median_seconds, sorts_in_turns, Batch, SortCall,
+    batch, interleaved_medians, median_seconds, sorts_in_turns, Batch, SortCall, INTERLEAVED_GAP,
 };
 
 /// The serial tree sum, right child first (the order chili's `join` runs
@@ -267,17 +267,12 @@ impl Row {
 /// How long each cell runs before its samples, sizing its batch.
 const WARM: Duration = Duration::from_millis(100);
 
-/// The pause before each batch of a row timed in turns: longer than a tine
-/// worker's spin after a fork (500 µs) and chili's heartbeat, so that no
-/// cell runs beside the spinning threads of the one before.
-const GAP: Duration = Duration::from_millis(1);
-
 /// A row whose cells are timed in turns (`interleaved_medians`), so that a
 /// change of the host's speed during the row slows every cell alike and the
 /// ratios stay comparable.
 fn in_turns(name: String, samples: usize, cells: Vec<(&'static str, Batch<'_, ()>)>) -> Row {
     let (names, mut batches): (Vec<_>, Vec<_>) = cells.into_iter().unzip();
-    let times = interleaved_medians(samples, WARM, GAP, &mut (), &mut batches);
+    let times = interleaved_medians(samples, WARM, INTERLEAVED_GAP, &mut (), &mut batches);
     Row {
         name,
         cells: names.into_iter().zip(times).collect(),
@@ -340,7 +335,7 @@ fn main() {
                 ));
             }
             // The floor of any split of this walk on 2 threads: half the
-            // 1-thread join's time (see BENCHMARKS, "The seventh round").
+            // 1-thread join's time (see BENCHMARKS, "The big tree's floor").
             cells.push((
                 "tine 1 thread",
                 batch(|_| {

@@ -50,7 +50,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 use tine::par::Schedule;
 use tine::prelude::*;
-use tine_peers::timing::{batch, interleaved_medians, Batch};
+use tine_peers::timing::{batch, interleaved_medians, Batch, INTERLEAVED_GAP};
 use tine_peers::{reduction_input, uneven_task, CachePadded, UNEVEN_TASKS};
 
 /// Rows up to this many elements also time a tine cell that installs its
@@ -60,10 +60,6 @@ const SMALL: usize = 16 << 10;
 const PER_CALL: &str = "tine, install per call";
 /// The warm-up of each cell.
 const WARM_UP: Duration = Duration::from_millis(30);
-/// The pause before each batch of the interleaved cells: longer than a
-/// tine worker's spin after a fork (500 µs), so that no cell runs beside
-/// the spinning worker of the one before.
-const GAP: Duration = Duration::from_millis(1);
 
 /// The serial loop and tine's, timed in turns (`interleaved_medians`):
 /// `serial`, `tine` (`par` called in a batch inside one `pool.install`, as
@@ -94,7 +90,7 @@ fn serial_and_tine<T>(
         cells.push(batch(|state| pool.install(|| par(state))));
         names.push(PER_CALL);
     }
-    let times = interleaved_medians(samples, WARM_UP, GAP, state, &mut cells);
+    let times = interleaved_medians(samples, WARM_UP, INTERLEAVED_GAP, state, &mut cells);
     names.into_iter().map(String::from).zip(times).collect()
 }
 

@@ -48,6 +48,12 @@ fn median(mut times: Vec<f64>) -> f64 {
 /// costs tens of µs) pays the wake-up in a few per cent of the batch.
 pub const INTERLEAVED_BATCH: Duration = Duration::from_millis(2);
 
+/// The pause before each batch of [`interleaved_medians`] in the examples:
+/// longer than a tine worker's spin after a fork (500 µs) and chili's
+/// heartbeat, so that no cell runs beside the spinning threads of the one
+/// before.
+pub const INTERLEAVED_GAP: Duration = Duration::from_millis(1);
+
 /// One cell of [`interleaved_medians`]: runs its call `batch` times on the
 /// shared state. Made with [`batch`], so that the call is inlined into the
 /// loop and only the batch goes through the box.
