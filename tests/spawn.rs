@@ -8,7 +8,7 @@ mod support;
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -225,5 +225,49 @@ fn a_one_thread_pool_runs_its_jobs_whatever_the_serving_setting() {
         pool.spawn(move || sender.send(7).unwrap());
         assert_eq!(receiver.recv().unwrap(), 7);
         drop(pool);
+    });
+}
+
+/// A spawned job that broadcasts while the serving thread waits for it to
+/// end must reach the serving thread, whatever the point of its wait the
+/// mail lands in: while it spins, or once it parks. Each round spawns two
+/// jobs, one per thread; the one on thread 1 broadcasts a little after the
+/// serving thread's job has ended (0 to 1.2 ms).
+#[test]
+fn a_broadcast_from_a_spawned_job_reaches_the_serving_thread_waiting_for_it() {
+    within(LIMIT, || {
+        let pool = ThreadPool::try_spawn(2).unwrap();
+        let mut broadcasts = 0;
+        for round in 0..13 {
+            let ended = Arc::new(AtomicBool::new(false));
+            let (sender, receiver) = channel();
+            for _ in 0..2 {
+                let (sender, ended) = (sender.clone(), Arc::clone(&ended));
+                pool.spawn(move || {
+                    if tine::current_thread_index() == Some(0) {
+                        std::thread::sleep(Duration::from_millis(5));
+                        sender.send(None).unwrap();
+                        ended.store(true, Ordering::Release);
+                        return;
+                    }
+                    // Acquire: pairs with the Release store above.
+                    while !ended.load(Ordering::Acquire) {
+                        std::thread::yield_now();
+                    }
+                    let delay = Duration::from_micros(100 * round);
+                    let start = std::time::Instant::now();
+                    while start.elapsed() < delay {
+                        std::hint::spin_loop();
+                    }
+                    let seen = tine::broadcast(|ctx| ctx.index());
+                    sender.send(Some(seen)).unwrap();
+                });
+            }
+            for seen in receiver.iter().take(2).flatten() {
+                assert_eq!(seen, [0, 1]);
+                broadcasts += 1;
+            }
+        }
+        assert!(broadcasts > 0, "no job ran on thread 1 in 13 rounds");
     });
 }

@@ -278,11 +278,7 @@ fn idle(worker: &Worker, serving: bool) {
         worker.ask_for_work();
         looks.wait(
             &nest.bell,
-            || {
-                nest.done.flag.load(Ordering::Relaxed)
-                    || nest.has_work(serving)
-                    || worker.slot().has_mail()
-            },
+            || nest.done.flag.load(Ordering::Relaxed) || worker.has_work(serving),
             || worker.ask_for_work(),
         );
     }

@@ -174,7 +174,9 @@ fn drain(nest: &Nest, worker: &Worker, pace: &mut Pace) {
         }
         worker.ask_for_work();
         pace.emptied();
-        if looks.spin_at_most(pace.limit(), || !injector.is_empty() || nest.has_work(true)) {
+        if looks.spin_at_most(pace.limit(), || {
+            !injector.is_empty() || worker.has_work(true)
+        }) {
             // Work came within the spin: spinning pays.
             pace.arrived();
             continue;
@@ -192,13 +194,14 @@ fn drain(nest: &Nest, worker: &Worker, pace: &mut Pace) {
 /// The serving region's root found no work for its spin budget, but a job
 /// popped by another thread of the region still runs: in rayon's model its
 /// code may wait for the work it offers, so the region stays until it ends,
-/// this thread parked on the region's bell (an offer, a push and the end of
-/// the last running job ring it) until there is work or none runs.
+/// this thread parked on the region's bell (an offer, a push, a post to its
+/// mail and the end of the last running job ring it) until there is work or
+/// none runs.
 fn wait_for_running(nest: &Nest, worker: &Worker, looks: &Looks<'_>) {
     let injector = &nest.injector;
     looks.wait(
         nest.bell(),
-        || !injector.is_empty() || nest.has_work(true) || !injector.is_running(),
+        || !injector.is_empty() || worker.has_work(true) || !injector.is_running(),
         || worker.ask_for_work(),
     );
 }
