@@ -3,11 +3,13 @@
 
 mod scale;
 mod stream_common;
+mod support;
 
 use std::convert::Infallible;
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::mpsc::channel;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use stream_common::{echo, lines, Trickle};
 use tine::stream::{StreamError, StreamOptions};
@@ -305,4 +307,51 @@ fn batches_grow_with_the_backlog_and_shrink_when_input_stalls() {
     assert_eq!(stats.records, 300_040);
     assert!(stats.peak_batch >= 1000, "grew to {}", stats.peak_batch);
     assert!(stats.final_batch <= 4, "shrank to {}", stats.final_batch);
+}
+
+/// The writer is the share on the caller's thread (the output is the
+/// caller's): a stream on a pool whose calls are handed over to its threads
+/// (rayon's model), or whose team another caller holds, still runs a share
+/// here, and finishes with every byte written.
+#[test]
+fn a_stream_keeps_its_writer_on_the_caller_whatever_the_team_does() {
+    support::within(Duration::from_secs(60), || {
+        // Several windows' worth, so that the reader waits for the writer.
+        let data = lines(scale::size(200_000));
+        let handing_over = tine::ThreadPool::builder()
+            .threads(2)
+            .caller_runs(false)
+            .build()
+            .unwrap();
+        let mut out = Vec::new();
+        let options = StreamOptions::default();
+        handing_over
+            .stream_records(&data[..], &mut out, options, echo)
+            .unwrap();
+        assert!(out == data, "a pool that hands calls over");
+
+        let pool = Arc::new(tine::spawn_pool(2));
+        let (held, is_held) = channel();
+        let (release, released) = channel::<()>();
+        let released = Mutex::new(released);
+        let holder = {
+            let pool = Arc::clone(&pool);
+            std::thread::spawn(move || {
+                pool.join(
+                    || {
+                        held.send(()).unwrap();
+                        released.lock().unwrap().recv().unwrap();
+                    },
+                    || (),
+                )
+            })
+        };
+        is_held.recv().unwrap();
+        let mut out = Vec::new();
+        pool.stream_records(&data[..], &mut out, options, echo)
+            .unwrap();
+        release.send(()).unwrap();
+        holder.join().unwrap();
+        assert!(out == data, "a team another caller holds");
+    });
 }

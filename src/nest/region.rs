@@ -317,6 +317,22 @@ pub(crate) fn busy_fork(team: &Team, nest: &Nest, share: &Share<'_>) {
     }
 }
 
+/// A fork of a pool with one share on the calling thread whatever the
+/// team's state, never handed over: for work of which only the caller may
+/// do a part (the stream's writer, which owns the caller's output). From
+/// inside a region of this team, the region's joins (the first share of
+/// each runs here); otherwise the team's own fork, with the caller as
+/// thread 0, or every share inline here when the team stays busy.
+pub(crate) fn fork_on_caller(team: &Team, nest: &Nest, share: &Share<'_>) {
+    let inside =
+        Worker::with_current(|worker| worker.is_some_and(|worker| worker.is_region_of(nest)));
+    if inside {
+        split(0, team.threads(), share);
+    } else {
+        team.fork(share);
+    }
+}
+
 /// Runs `share(i, 0)` for every `i` in `begin..end` (non-empty) through
 /// joins on the current region.
 fn split(begin: usize, end: usize, share: &Share<'_>) {

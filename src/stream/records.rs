@@ -20,6 +20,7 @@ use super::reader::{read_all, Cutter, ReadStats};
 use super::sizing::Sizer;
 use super::state::{Next, Shared, StopOnUnwind};
 use super::StreamStats;
+use crate::nest::region::fork_on_caller;
 use crate::pool::ThreadPool;
 use std::io::{Read, Write};
 use std::vec::Vec;
@@ -109,7 +110,10 @@ impl ThreadPool {
                 .name("tine:stream-reader".into())
                 .spawn_scoped(scope, || read_all(&shared, input, cutter))
                 .map_err(StreamError::Thread)?;
-            self.for_threads(|_, _| share(&shared, &writer, &f, delimiter));
+            // Never handed over: the writer is the share on this thread.
+            fork_on_caller(self.team(), self.nest(), &|_, _| {
+                share(&shared, &writer, &f, delimiter)
+            });
             match reader.join() {
                 Ok(stats) => Ok(stats),
                 Err(payload) => std::panic::resume_unwind(payload),
