@@ -271,3 +271,34 @@ fn a_broadcast_from_a_spawned_job_reaches_the_serving_thread_waiting_for_it() {
         assert!(broadcasts > 0, "no job ran on thread 1 in 13 rounds");
     });
 }
+
+/// A serving thread that leaves jobs to the other threads
+/// (`serving_thread_runs_jobs(false)`) still runs its mail: a spawned job
+/// that broadcasts waits for it, and the jobs queued behind it wait for
+/// that job.
+#[test]
+fn a_serving_thread_that_runs_no_jobs_still_takes_its_part_of_a_broadcast() {
+    within(LIMIT, || {
+        for _ in 0..20 {
+            let pool = ThreadPool::builder()
+                .threads(2)
+                .serving_thread_runs_jobs(false)
+                .build()
+                .unwrap();
+            let (sender, receiver) = channel();
+            for job in 0..4 {
+                let sender = sender.clone();
+                pool.spawn(move || {
+                    if job % 2 == 0 {
+                        sender.send(tine::broadcast(|ctx| ctx.index())).unwrap();
+                    } else {
+                        std::thread::sleep(Duration::from_millis(2));
+                        sender.send(Vec::new()).unwrap();
+                    }
+                });
+            }
+            let broadcasts = receiver.iter().take(4).filter(|seen| !seen.is_empty());
+            assert!(broadcasts.inspect(|seen| assert_eq!(seen, &[0, 1])).count() == 2);
+        }
+    });
+}

@@ -456,7 +456,12 @@ impl Worker {
     /// its own mail. Every wait of a region's thread asks this last, once
     /// announced: a job posted before the announcement rang no bell for it.
     pub(crate) fn has_work(&self, serving: bool) -> bool {
-        self.nest().has_work(serving) || self.slot().has_mail()
+        self.nest().has_work(serving) || self.has_mail()
+    }
+
+    /// Whether this thread has mail (a hint): jobs for it alone.
+    pub(crate) fn has_mail(&self) -> bool {
+        self.slot().has_mail()
     }
 
     /// Returns once `done` holds, running jobs meanwhile (its own spawned

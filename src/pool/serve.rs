@@ -149,11 +149,23 @@ fn drain(nest: &Nest, worker: &Worker, pace: &mut Pace) {
     let injector = &nest.injector;
     if !nest.server_runs_jobs && worker.in_region() {
         // Only holds the team while work is queued: the region's other
-        // threads take it (`Builder::serving_thread_runs_jobs`).
-        while !injector.is_empty() || nest.waiter().spin(|| !injector.is_empty()) {
+        // threads take it (`Builder::serving_thread_runs_jobs`). Its mail
+        // is its own: a job that broadcasts waits for it.
+        loop {
+            if let Some(job) = worker.find_local_work() {
+                // SAFETY: claimed by `find_local_work`.
+                unsafe { worker.run_anchored(job) };
+                continue;
+            }
+            if injector.is_empty()
+                && !nest
+                    .waiter()
+                    .spin(|| !injector.is_empty() || worker.has_mail())
+            {
+                return;
+            }
             std::thread::yield_now();
         }
-        return;
     }
     let mut looks = Looks::new(nest.waiter());
     loop {
