@@ -5,22 +5,39 @@
 # one change, the `[patch]` line that puts this repository's rayon-core/
 # under rayon. Checks each lock file as scripts/rayon-core-tests.sh does.
 #
-#   scripts/rayon-crates-tests.sh            # every crate below
+#   scripts/rayon-crates-tests.sh            # the three crates CI runs
+#   scripts/rayon-crates-tests.sh --more     # and four more (below)
 #   scripts/rayon-crates-tests.sh hashbrown  # one of them
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 
-# "crate version | cargo test's targets | doc-test filters": each crate's
-# rayon suite, that is its unit tests (its rayon module's among them), the
+# "crate version | cargo test's targets | doc-test filters | test
+# filters": each crate's rayon suite, that is its unit tests (its rayon
+# module's among them, or only the tests whose names match a filter), the
 # test files that use rayon, and the doc tests whose names match a filter
 # (the parallel module's and methods'; hashbrown's and indexmap's rayon
 # modules have none); with the `rayon` feature.
 crates=(
-    "hashbrown 0.15.2 | --lib --test rayon |"
-    "indexmap 2.7.0 | --lib |"
-    "ndarray 0.16.1 | --lib --test par_rayon --test par_azip --test par_zip | src/parallel/ par_"
+    "hashbrown 0.15.2 | --lib --test rayon | |"
+    "indexmap 2.7.0 | --lib | |"
+    "ndarray 0.16.1 | --lib --test par_rayon --test par_azip --test par_zip | src/parallel/ par_ |"
 )
+# With --more: a progress bar's parallel-iterator adaptor, its own
+# Consumer and Folder (indicatif); a sharded map's parallel iterators
+# (dashmap); persistent vectors' indexed producers (im, and its fork imbl).
+more=(
+    "indicatif 0.18.6 | --lib | |"
+    "dashmap 6.2.1 | --lib | |"
+    "im 15.1.0 | --lib | | rayon"
+    "imbl 7.0.2 | --lib | | rayon"
+)
+if [ "${1:-}" = --more ]; then
+    crates+=("${more[@]}")
+    shift
+elif [ -n "${1:-}" ]; then
+    crates+=("${more[@]}")
+fi
 
 work=${RAYON_ON_TINE_DIR:-$repo/target/rayon-on-tine}/crates
 # shellcheck source=scripts/rayon-patch.sh
@@ -28,15 +45,17 @@ source scripts/rayon-patch.sh
 share_target_dir
 mkdir -p "$work"
 for entry in "${crates[@]}"; do
-    IFS='|' read -r crate targets filters <<<"$entry"
+    IFS='|' read -r crate targets filters tests <<<"$entry"
     read -r name version <<<"$crate"
     [ -n "${1:-}" ] && [ "$1" != "$name" ] && continue
     scripts/fetch-crate.sh "$name" "$version" "$work"
     dir=$work/$name-$version
     patch "$dir"
-    echo "=== $name $version: cargo test --features rayon $targets${filters:+, and the doc tests matching$filters}"
+    read -r tests <<<"$tests" || true
+    read -r filters <<<"$filters" || true
+    echo "=== $name $version: cargo test --features rayon $targets${tests:+ (the tests matching $tests)}${filters:+, and the doc tests matching $filters}"
     # shellcheck disable=SC2086 # the targets and filters are words
-    (cd "$dir" && timeout 1200 cargo test --features rayon $targets -- --test-threads=4)
+    (cd "$dir" && timeout 1200 cargo test --features rayon $targets -- --test-threads=4 $tests)
     if [ -n "${filters// /}" ]; then
         # shellcheck disable=SC2086
         (cd "$dir" && timeout 1200 cargo test --features rayon --doc -- --test-threads=4 $filters)
