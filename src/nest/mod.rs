@@ -315,7 +315,12 @@ impl Nest {
         } else {
             !self.injector.has_no_calls()
         };
-        queued || self.slots.iter().any(|slot| !slot.is_empty())
+        queued || self.has_offers()
+    }
+
+    /// Whether some slot holds a job (a hint: Relaxed loads).
+    pub(crate) fn has_offers(&self) -> bool {
+        self.slots.iter().any(|slot| !slot.is_empty())
     }
 
     /// A spawned job panicked: to the panic handler, else abort, as rayon

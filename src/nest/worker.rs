@@ -453,8 +453,9 @@ impl Worker {
 
     /// Whether a job may wait for this thread (a hint): in a slot, in the
     /// queue (any job for the serving thread's region, else a call), or in
-    /// its own mail. Every wait of a region's thread asks this last, once
-    /// announced: a job posted before the announcement rang no bell for it.
+    /// its own mail. Every wait of a region's thread that parks asks this
+    /// last, once announced: a job posted before the announcement rang no
+    /// bell for it.
     pub(crate) fn has_work(&self, serving: bool) -> bool {
         self.nest().has_work(serving) || self.has_mail()
     }
@@ -483,10 +484,12 @@ impl Worker {
             if self.region {
                 self.ask_for_work();
             }
+            // Offers and mail, not queued calls: this wait takes none, and
+            // a queued call would end every spin at its first look.
             let region = self.region;
             if !nest
                 .waiter
-                .spin(|| done() || (region && self.has_work(false)))
+                .spin(|| done() || (region && (nest.has_offers() || self.has_mail())))
             {
                 std::thread::yield_now();
             }

@@ -316,8 +316,8 @@ impl Builder {
     /// them and leaves them to the workers (false), so that every such job
     /// runs on a worker, index 1 or above: for a pool whose thread 0 is
     /// meant to be a thread of the program's own (rayon's
-    /// `use_current_thread`). With false, a pool of one thread runs such
-    /// jobs only when a caller's region lets them in.
+    /// `use_current_thread`). A pool of one thread has no worker to leave
+    /// them to: its serving thread runs them whatever this says.
     ///
     /// ```
     /// let pool = tine::ThreadPool::builder().threads(2).serving_thread_runs_jobs(false).build()?;
