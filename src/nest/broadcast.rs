@@ -181,6 +181,20 @@ impl Slot {
 }
 
 impl Worker {
+    /// Whether a job may wait for this thread (a hint): in a slot, in the
+    /// queue (any job for the serving thread's region, else a call), or in
+    /// its own mail. Every wait of a region's thread that parks asks this
+    /// last, once announced: a job posted before the announcement rang no
+    /// bell for it.
+    pub(crate) fn has_work(&self, serving: bool) -> bool {
+        self.nest().has_work(serving) || self.has_mail()
+    }
+
+    /// Whether this thread has mail (a hint): jobs for it alone.
+    pub(crate) fn has_mail(&self) -> bool {
+        self.slot().has_mail()
+    }
+
     /// Closes this thread's mail as it leaves the region, running every
     /// job still in it. Out of line: the way out of a region stays as
     /// short as it was.

@@ -451,20 +451,6 @@ impl Worker {
         }
     }
 
-    /// Whether a job may wait for this thread (a hint): in a slot, in the
-    /// queue (any job for the serving thread's region, else a call), or in
-    /// its own mail. Every wait of a region's thread that parks asks this
-    /// last, once announced: a job posted before the announcement rang no
-    /// bell for it.
-    pub(crate) fn has_work(&self, serving: bool) -> bool {
-        self.nest().has_work(serving) || self.has_mail()
-    }
-
-    /// Whether this thread has mail (a hint): jobs for it alone.
-    pub(crate) fn has_mail(&self) -> bool {
-        self.slot().has_mail()
-    }
-
     /// Returns once `done` holds, running jobs meanwhile (its own spawned
     /// ones, then promoted ones), answering promotion requests, and
     /// otherwise spinning and yielding. Never parks: the thread it waits

@@ -149,14 +149,11 @@ fn drain(nest: &Nest, worker: &Worker, pace: &mut Pace) {
     let injector = &nest.injector;
     if !nest.server_runs_jobs && worker.in_region() {
         // Only holds the team while work is queued: the region's other
-        // threads take it (`Builder::serving_thread_runs_jobs`). Its mail
-        // is its own: a job that broadcasts waits for it.
+        // threads take it (`Builder::serving_thread_runs_jobs`). It still
+        // runs its mail (`drain`: it has no other jobs of its own), which
+        // a job that broadcasts waits for.
         loop {
-            if let Some(job) = worker.find_local_work() {
-                // SAFETY: claimed by `find_local_work`.
-                unsafe { worker.run_anchored(job) };
-                continue;
-            }
+            worker.drain();
             if injector.is_empty()
                 && !nest
                     .waiter()
