@@ -20,8 +20,9 @@ if ! compgen -G "$cache/boot/vmlinuz-*" >/dev/null; then
     package=$(apt-cache depends linux-image-amd64 | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
     [ -n "$package" ] || { echo "vm-kernel: no linux-image package found" >&2; exit 1; }
     download=$(mktemp -d)
-    chmod 755 "$download" # apt downloads as its own user
-    (cd "$download" && apt-get download -qq "$package" >&2)
+    # As the caller: apt's own download user cannot write to a private
+    # temporary directory.
+    (cd "$download" && apt-get download -qq -o APT::Sandbox::User="$(id -un)" "$package" >&2)
     mkdir -p "$cache"
     dpkg-deb --fsys-tarfile "$download"/*.deb | tar -x -C "$cache" ./boot
     rm -rf "$download"
