@@ -250,35 +250,6 @@ fn main() {
             }),
         );
     }
-    if want("increment") {
-        // rayon-demo's `increment_all`: 100 Ki counters bumped in place,
-        // 100 calls a sample, back to back (µs per call).
-        let mut counters = vec![0usize; 100 * 1024];
-        report(
-            "increment",
-            median_us(samples, || {
-                for _ in 0..100 {
-                    counters.par_iter_mut().for_each(|c| *c = c.wrapping_add(1));
-                }
-            }) / 100.0,
-        );
-    }
-    if want("increment-min") {
-        // The same, cut in at most one part per thread (`increment_all_min`).
-        let mut counters = vec![0usize; 100 * 1024];
-        let min = counters.len() / rayon::current_num_threads();
-        report(
-            "increment-min",
-            median_us(samples, || {
-                for _ in 0..100 {
-                    counters
-                        .par_iter_mut()
-                        .with_min_len(min)
-                        .for_each(|c| *c = c.wrapping_add(1));
-                }
-            }) / 100.0,
-        );
-    }
     if want("sum") {
         report(
             "sum",
