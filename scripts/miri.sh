@@ -4,9 +4,10 @@
 # under Stacked and Tree Borrows, the rest under Stacked. Sizes,
 # rounds and proptest cases shrink under Miri (see tests/scale/mod.rs;
 # TINE_TEST_SCALE overrides the divisor). Installs the nightly component
-# itself. About 10 minutes of CPU, in two halves that run side by side
-# (about 5 minutes on 2 idle cores); .ci/run runs the whole set in the
-# background, niced, beside its other steps, and `all` prints its CPU time.
+# itself. About 12 minutes of CPU, the sysroot's build included, in two
+# halves that run side by side (about 6 minutes on 2 idle cores); .ci/run
+# runs the whole set in the background, niced, beside its other steps, and
+# `all` prints its CPU time.
 #
 #   scripts/miri.sh            # the CI set (both halves, side by side)
 #   scripts/miri.sh first      # one half (or second)
@@ -56,9 +57,9 @@ miri() {
 suites=${1:-all}
 static_pool=a_pool_can_live_in_a_static
 
-# The CI set in two halves of about equal length, which `all` runs side by
-# side, each in a target directory of its own (one cargo holds a target
-# directory's lock until its tests end).
+# The CI set in two halves of about equal length (about 5 minutes of CPU
+# each here), which `all` runs side by side, each in a target directory of
+# its own (one cargo holds a target directory's lock until its tests end).
 first_half() {
     miri stacked check --test core --test liveness -- --skip $static_pool
     miri stacked ignore --test core -- --exact $static_pool
@@ -72,6 +73,8 @@ first_half() {
     TINE_TEST_SCALE=400 miri stacked ignore --test nest
     miri stacked check --test nest_deep
     TINE_TEST_SCALE=400 miri stacked ignore --test par -- --skip a_hit_at_index_zero
+    # par_bridge's stack room and lock, in its tests that drop and panic.
+    miri stacked check --test bridge -- owned_items large_and_zero a_panic_in_the_source
 }
 
 second_half() {
@@ -94,8 +97,6 @@ second_half() {
     # The sorts' merges and partitions, under panics, bad orders and writes
     # through cells (their plain results against std's run natively).
     miri stacked ignore --lib par::sort -- --skip small_leaves
-    # par_bridge's stack room and lock, in its tests that drop and panic.
-    miri stacked check --test bridge -- owned_items large_and_zero a_panic_in_the_source
     # par_drain: a vector's buffer lent by position and its tail moved
     # back, under early stop, panics and leaks.
     miri stacked check --test drain
