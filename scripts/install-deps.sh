@@ -6,7 +6,6 @@
 #   scripts/install-deps.sh mpi       # what examples-mpi/ needs
 #   scripts/install-deps.sh cross     # what the AArch64 tests under qemu need
 #   scripts/install-deps.sh numa mpi  # both of the first two
-#   scripts/install-deps.sh vm        # what ../shared/tools/run-in-numa-vm.sh needs
 #
 # numa: the `numa` feature links hwloc through hwlocality, which needs
 # hwloc's headers and pkg-config file (libhwloc-dev) and libudev
@@ -32,9 +31,8 @@ for set in "${sets[@]}"; do
         numa) packages+=(libhwloc-dev libudev-dev pkg-config) ;;
         mpi) packages+=(libopenmpi-dev openmpi-bin libclang-dev pkg-config) ;;
         cross) packages+=(qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
-        vm) packages+=(qemu-system-x86 cpio xz-utils busybox-static) ;;
         *)
-            echo "install-deps: unknown set '$set' (expected: numa, mpi, cross, vm)" >&2
+            echo "install-deps: unknown set '$set' (expected: numa, mpi, cross)" >&2
             exit 2
             ;;
     esac
