@@ -44,6 +44,7 @@
 
 use super::worker::Worker;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering, UnsafeCell};
+use crate::wait::woken::{Runner, Woken};
 use crate::wait::{Doorbell, SpinLock};
 use core::cell::Cell;
 use core::ptr;
@@ -335,6 +336,9 @@ pub(crate) struct CallJob<F, R> {
     result: UnsafeCell<Option<std::thread::Result<R>>>,
     /// Set (Release) by the runner as its last touch of the job.
     done: AtomicBool,
+    /// Whether the runner counted the caller as woken (`wait/woken.rs`):
+    /// written before `done`, read after it.
+    woken: AtomicBool,
     /// The caller's thread, woken once `done` is set.
     caller: std::thread::Thread,
 }
@@ -347,6 +351,7 @@ impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
             func: UnsafeCell::new(Some(func)),
             result: UnsafeCell::new(None),
             done: AtomicBool::new(false),
+            woken: AtomicBool::new(false),
             caller: std::thread::current(),
         }
     }
@@ -382,6 +387,12 @@ impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
         // SAFETY: the runner wrote it before its Release store of `done`,
         // which the caller's Acquire load saw; the runner is gone.
         let result = self.result.with_mut(|result| unsafe { (*result).take() });
+        // Relaxed: ordered by `done` (the runner's Release store, the
+        // caller's Acquire load).
+        if self.woken.load(Ordering::Relaxed) {
+            // The caller runs again: spinners need not give way for it.
+            Woken::end();
+        }
         result.expect("a finished call job left its result")
     }
 
@@ -393,6 +404,7 @@ impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
         // pointer, no reference outliving its statement.
         // SAFETY: as just said.
         let func = unsafe { (*job).func.with_mut(|func| (*func).take()) };
+        let runner = Runner::start();
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             func.map(|func| func(worker))
         }));
@@ -409,6 +421,11 @@ impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
         let caller = unsafe { (*job).caller.clone() };
         // SAFETY: the field is reached through the raw pointer.
         let done = unsafe { ptr::addr_of!((*job).done) };
+        // Counted before the store, so the caller's `take_result` ends it.
+        let woken = runner.finish();
+        // Relaxed: published by the Release store of `done` below.
+        // SAFETY: as above.
+        unsafe { (*job).woken.store(woken, Ordering::Relaxed) };
         // Release: pairs with the Acquire load in `is_done`. The caller may
         // free the job as soon as it sees the store (the argument of
         // `Arc::drop`, as for `job.rs`'s latch); nothing after it touches

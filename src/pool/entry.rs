@@ -418,4 +418,50 @@ mod tests {
         });
         assert!(seen, "b never ran while a waited for it");
     }
+
+    /// Every caller counted as woken (`wait/woken.rs`) is counted off once
+    /// it has its result, a panic's included: after calls handed over from
+    /// several threads at once, the count reads zero again (other tests'
+    /// calls may hold it up for a moment, never for long). A caller left
+    /// counted would make every spinner in the process give way at each
+    /// poll from then on.
+    #[test]
+    fn every_woken_caller_is_counted_off() {
+        let pool = ThreadPool::builder()
+            .threads(2)
+            .caller_runs(false)
+            .build()
+            .expect("a pool");
+        std::thread::scope(|scope| {
+            for client in 0..4 {
+                let pool = &pool;
+                scope.spawn(move || {
+                    for call in 0..200 {
+                        let ran = std::panic::catch_unwind(|| {
+                            pool.join(
+                                || {
+                                    // Long enough to count its caller.
+                                    let start = Instant::now();
+                                    while start.elapsed() < Duration::from_micros(20) {
+                                        std::hint::spin_loop();
+                                    }
+                                    assert!(call % 50 != client, "a call that panics");
+                                },
+                                || call,
+                            )
+                        });
+                        assert_eq!(ran.is_ok(), call % 50 != client);
+                    }
+                });
+            }
+        });
+        let start = Instant::now();
+        while crate::wait::woken::Woken::pending() {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "a woken caller was never counted off"
+            );
+            std::thread::yield_now();
+        }
+    }
 }

@@ -98,6 +98,8 @@ use crate::arch::MicroYield;
 use crate::arch::Yielder;
 #[cfg(feature = "std")]
 use core::time::Duration;
+#[cfg(not(loom))]
+use woken::Woken;
 
 #[cfg(feature = "std")]
 mod calibrate;
@@ -109,6 +111,7 @@ mod gaps;
 pub(crate) mod parking;
 #[cfg(feature = "std")]
 mod spin_lock;
+pub(crate) mod woken;
 #[cfg(feature = "std")]
 use calibrate::{calibrated_yields_per_ms, yields_in};
 #[cfg(feature = "std")]
@@ -350,8 +353,13 @@ impl Waiter {
                 if ready() {
                     return true;
                 }
-                self.yielder.micro_yield();
                 left -= 1;
+                if Woken::pending() {
+                    // A thread this crate woke waits for a CPU: ours.
+                    give_way(self);
+                    continue;
+                }
+                self.yielder.micro_yield();
                 until_give_way -= 1;
                 if until_give_way != 0 {
                     continue;

@@ -238,6 +238,23 @@ fn main() {
             }),
         );
     }
+    if want("calls-work") {
+        // 200 joins from outside the pool, one call each, whose first side
+        // walks 100K `usize` serially (tens of µs): a call's round trip
+        // with work in it.
+        let mut big = vec![0usize; 100 * 1024];
+        report(
+            "calls-work",
+            median_us(samples, || {
+                for _ in 0..200 {
+                    rayon::join(
+                        || big.iter_mut().for_each(|p| *p = p.wrapping_add(1)),
+                        || (),
+                    );
+                }
+            }),
+        );
+    }
     if want("factorial") {
         report(
             "factorial",

@@ -1,0 +1,111 @@
+//! Callers the crate has woken that have not run yet, so that spinners give
+//! them the CPU ([`Woken`]).
+//!
+//! Why it exists: a thread outside a pool that hands a call over parks
+//! until a thread of the team has run it (`nest/region.rs`). When the team
+//! has as many threads as the CPUs, the runner and its partners go back to
+//! spinning for more work as soon as the call ends, and the woken caller
+//! (or one the scheduler preempted on its way to park) needs one of their
+//! CPUs. The scheduler does not always preempt a spinner for it, so it
+//! may wait for the next `yield_now` of a spin, up to [`GIVE_WAY_EVERY`]
+//! on each CPU: for a call of some microseconds, longer than the call. While
+//! the count is above zero, every spin gives its CPU away at each poll.
+//!
+//! A call shorter than [`SHORT_CALL`] is not counted: its caller is most
+//! likely still on its CPU, on its way into the kernel to park, and a loop
+//! of such calls would keep the spinners yielding to each other.
+//!
+//! # Protocol
+//!
+//! - The runner times the job ([`Runner::start`]) and, before it publishes
+//!   the result (its Release store of the job's done flag), counts the
+//!   caller if the job was long enough ([`Runner::finish`]), noting in the
+//!   job whether it did; then it unparks the caller.
+//! - The caller, once it has seen the result (its Acquire load of that
+//!   flag), reads that note and, if set, calls [`Woken::end`].
+//!
+//! So each count is paired with one `end` that happens after it, and the
+//! count never underflows. It is a hint: a spinner that reads it late gives
+//! way one poll later, and a caller that ends before a spinner looks only
+//! spares it a `yield_now`.
+//!
+//! [`GIVE_WAY_EVERY`]: super::GIVE_WAY_EVERY
+
+#[cfg(not(loom))]
+use crate::sync::{AtomicUsize, Ordering};
+
+/// Jobs shorter than this do not count their caller (see the module head).
+#[cfg(all(feature = "std", not(loom)))]
+const SHORT_CALL: core::time::Duration = core::time::Duration::from_micros(5);
+
+/// The process's count of woken callers that have not run yet (not under
+/// loom, whose atomics cannot be statics: its models never spin long enough
+/// for a give-way to matter, and a count that follows the clock would make
+/// them depend on it).
+#[cfg(not(loom))]
+static WOKEN: AtomicUsize = AtomicUsize::new(0);
+
+/// The count's readers and the caller's side.
+pub(crate) struct Woken;
+
+impl Woken {
+    /// The caller runs again: it has seen the result whose runner counted
+    /// it ([`Runner::finish`] returned true).
+    #[inline]
+    #[cfg_attr(not(feature = "std"), allow(dead_code))] // callers need `std`
+    pub(crate) fn end() {
+        // Relaxed: a hint; the pairing with the count comes through the
+        // job's own Release/Acquire done flag.
+        #[cfg(not(loom))]
+        WOKEN.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Whether some woken caller has not run yet: spinners should give
+    /// their CPU away.
+    #[inline(always)]
+    #[cfg_attr(loom, allow(dead_code))] // loom models do not spin
+    pub(crate) fn pending() -> bool {
+        // Relaxed: a hint, read at every poll of a spin.
+        #[cfg(not(loom))]
+        return WOKEN.load(Ordering::Relaxed) != 0;
+        #[cfg(loom)]
+        false
+    }
+}
+
+/// The runner's side for one job: started as the job starts.
+#[cfg(feature = "std")]
+pub(crate) struct Runner {
+    #[cfg(not(loom))]
+    started: std::time::Instant,
+}
+
+#[cfg(feature = "std")]
+impl Runner {
+    /// The job starts now.
+    #[inline]
+    pub(crate) fn start() -> Self {
+        Runner {
+            #[cfg(not(loom))]
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// The job is done, its result not yet published: counts its caller as
+    /// woken unless the job was short. Returns whether it did, for the
+    /// caller's [`Woken::end`].
+    #[inline]
+    pub(crate) fn finish(self) -> bool {
+        #[cfg(not(loom))]
+        {
+            if self.started.elapsed() < SHORT_CALL {
+                return false;
+            }
+            // Relaxed: as in `Woken::end`.
+            WOKEN.fetch_add(1, Ordering::Relaxed);
+            true
+        }
+        #[cfg(loom)]
+        false
+    }
+}
