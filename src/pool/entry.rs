@@ -455,6 +455,10 @@ mod tests {
                 });
             }
         });
+        assert!(
+            crate::wait::woken::counted() > 0,
+            "no call ran long enough to count its caller"
+        );
         let start = Instant::now();
         while crate::wait::woken::Woken::pending() {
             assert!(

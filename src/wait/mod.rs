@@ -354,9 +354,10 @@ impl Waiter {
                     return true;
                 }
                 left -= 1;
-                if Woken::pending() {
-                    // A thread this crate woke waits for a CPU: ours.
-                    give_way(self);
+                if graced && Woken::pending() {
+                    // A caller this crate woke waits for a CPU: ours. Hot
+                    // forks, which end within the grace, never get here.
+                    left = left.saturating_sub(woken::give_way(self));
                     continue;
                 }
                 self.yielder.micro_yield();

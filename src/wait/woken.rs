@@ -9,7 +9,9 @@
 //! CPUs. The scheduler does not always preempt a spinner for it, so it
 //! may wait for the next `yield_now` of a spin, up to [`GIVE_WAY_EVERY`]
 //! on each CPU: for a call of some microseconds, longer than the call. While
-//! the count is above zero, every spin gives its CPU away at each poll.
+//! the count is above zero, every spin past its grace (a hot fork's waits
+//! end within it) gives its CPU away at each poll, each give-way charged
+//! to its budget at the time it took.
 //!
 //! A call shorter than [`SHORT_CALL`] is not counted: its caller is most
 //! likely still on its CPU, on its way into the kernel to park, and a loop
@@ -31,6 +33,7 @@
 //!
 //! [`GIVE_WAY_EVERY`]: super::GIVE_WAY_EVERY
 
+use super::Waiter;
 #[cfg(not(loom))]
 use crate::sync::{AtomicUsize, Ordering};
 
@@ -43,7 +46,18 @@ const SHORT_CALL: core::time::Duration = core::time::Duration::from_micros(5);
 /// for a give-way to matter, and a count that follows the clock would make
 /// them depend on it).
 #[cfg(not(loom))]
-static WOKEN: AtomicUsize = AtomicUsize::new(0);
+static WOKEN: Padded = Padded(AtomicUsize::new(0));
+
+/// The count on a line of its own: every spin in the process reads it,
+/// so it must not share its line with data that other threads write.
+#[cfg(not(loom))]
+#[repr(align(128))]
+struct Padded(AtomicUsize);
+
+/// How many callers were ever counted, for the tests to check that the
+/// counted path ran.
+#[cfg(all(test, not(loom)))]
+static COUNTED: AtomicUsize = AtomicUsize::new(0);
 
 /// The count's readers and the caller's side.
 pub(crate) struct Woken;
@@ -57,7 +71,7 @@ impl Woken {
         // Relaxed: a hint; the pairing with the count comes through the
         // job's own Release/Acquire done flag.
         #[cfg(not(loom))]
-        WOKEN.fetch_sub(1, Ordering::Relaxed);
+        WOKEN.0.fetch_sub(1, Ordering::Relaxed);
     }
 
     /// Whether some woken caller has not run yet: spinners should give
@@ -67,15 +81,23 @@ impl Woken {
     pub(crate) fn pending() -> bool {
         // Relaxed: a hint, read at every poll of a spin.
         #[cfg(not(loom))]
-        return WOKEN.load(Ordering::Relaxed) != 0;
+        return WOKEN.0.load(Ordering::Relaxed) != 0;
         #[cfg(loom)]
         false
     }
 }
 
+/// How many callers were ever counted (tests only).
+#[cfg(all(test, not(loom)))]
+pub(crate) fn counted() -> usize {
+    // Relaxed: read after the counting threads have joined.
+    COUNTED.load(Ordering::Relaxed)
+}
+
 /// The runner's side for one job: started as the job starts.
 #[cfg(feature = "std")]
 pub(crate) struct Runner {
+    /// When the job started.
     #[cfg(not(loom))]
     started: std::time::Instant,
 }
@@ -102,10 +124,32 @@ impl Runner {
                 return false;
             }
             // Relaxed: as in `Woken::end`.
-            WOKEN.fetch_add(1, Ordering::Relaxed);
+            WOKEN.0.fetch_add(1, Ordering::Relaxed);
+            // Relaxed: a test's tally, read after the calls have joined.
+            #[cfg(test)]
+            COUNTED.fetch_add(1, Ordering::Relaxed);
             true
         }
         #[cfg(loom)]
         false
+    }
+}
+
+/// Gives the core away once, for a woken caller; returns how
+/// many micro-yields of the spin budget that took, so that the spin still
+/// parks after about its budget's time.
+#[cold]
+#[cfg_attr(loom, allow(dead_code))] // loom models do not spin
+pub(super) fn give_way(waiter: &Waiter) -> u32 {
+    #[cfg(all(feature = "std", not(loom)))]
+    {
+        let start = std::time::Instant::now();
+        super::give_way(waiter);
+        waiter.yields_in(start.elapsed())
+    }
+    #[cfg(not(all(feature = "std", not(loom))))]
+    {
+        super::give_way(waiter);
+        1
     }
 }
