@@ -135,9 +135,17 @@ impl Runner {
     }
 }
 
-/// Gives the core away once, for a woken caller; returns how
-/// many micro-yields of the spin budget that took, so that the spin still
-/// parks after about its budget's time.
+/// The most one give-way is charged to a spin's budget (see [`give_way`]).
+#[cfg(all(feature = "std", not(loom)))]
+const LONGEST_CHARGE: core::time::Duration = core::time::Duration::from_micros(1);
+
+/// Gives the core away once, for a woken caller; returns how many
+/// micro-yields of the spin budget to charge for it: the time it took, up
+/// to [`LONGEST_CHARGE`]. A `yield_now` that ran nobody else took the
+/// spinner's own time, so a spin that only yields still parks after about
+/// its budget's time; one that ran another thread (the caller, most
+/// likely) took that thread's time, not the spinner's, and the spin goes
+/// on to take the next call without a wake-up.
 #[cold]
 #[cfg_attr(loom, allow(dead_code))] // loom models do not spin
 pub(super) fn give_way(waiter: &Waiter) -> u32 {
@@ -145,7 +153,7 @@ pub(super) fn give_way(waiter: &Waiter) -> u32 {
     {
         let start = std::time::Instant::now();
         super::give_way(waiter);
-        waiter.yields_in(start.elapsed())
+        waiter.yields_in(start.elapsed().min(LONGEST_CHARGE))
     }
     #[cfg(not(all(feature = "std", not(loom))))]
     {
