@@ -188,9 +188,9 @@ fn a_panicking_spawned_job_without_a_handler_aborts() {
 }
 
 /// A job spawned during a caller's region, which waits for that caller to
-/// do something after its call, must not hold the call up: only the
-/// serving thread's region runs spawned jobs (an idle thread of the
-/// caller's region that took it would keep the region from ending).
+/// do something after its call, must not hold the call up: no thread of
+/// the caller's region runs spawned jobs (one that took it would keep the
+/// region from ending).
 #[test]
 fn a_spawned_job_waiting_for_its_caller_does_not_hold_up_the_call() {
     within(LIMIT, || {
@@ -304,5 +304,108 @@ fn a_serving_thread_that_runs_no_jobs_still_takes_its_part_of_a_broadcast() {
             let broadcasts = receiver.iter().take(4).filter(|seen| !seen.is_empty());
             assert!(broadcasts.inspect(|seen| assert_eq!(seen, &[0, 1])).count() == 2);
         }
+    });
+}
+
+/// A 2-thread pool in the model `caller_runs` says, whose callers wait
+/// `busy_wait` for a busy team, to share with its jobs.
+fn shared_pool(caller_runs: bool, busy_wait: Duration) -> Arc<ThreadPool> {
+    let pool = ThreadPool::builder()
+        .threads(2)
+        .caller_runs(caller_runs)
+        .busy_wait(busy_wait)
+        .build();
+    Arc::new(pool.expect("a pool"))
+}
+
+/// A caller's `in_place_scope` that waits for a detached job of its own
+/// pool, which itself waits for a job it spawns: the scope holds the team,
+/// so once the team has stayed busy for the pool's busy wait, relief
+/// threads run the jobs, each alone. In both models.
+#[test]
+fn an_in_place_scope_waiting_for_a_detached_job_gets_it() {
+    within(LIMIT, || {
+        for caller_runs in [true, false] {
+            let pool = shared_pool(caller_runs, Duration::from_millis(20));
+            for round in 0..3 {
+                let (sender, receiver) = channel();
+                let inner = Arc::clone(&pool);
+                let got = pool.in_place_scope(|_| {
+                    pool.spawn(move || {
+                        // A nested call runs too (inline, the team being held).
+                        let (a, b) = tine::join(|| round, || round + 1);
+                        // And a job spawned from this one, which it waits for.
+                        let (sender2, receiver2) = channel();
+                        inner.spawn(move || sender2.send(10).unwrap());
+                        sender.send(a + b + receiver2.recv().unwrap()).unwrap();
+                    });
+                    receiver.recv().unwrap()
+                });
+                assert_eq!(got, 2 * round + 11, "caller_runs({caller_runs})");
+            }
+            // The pool is usable after, and its drop returns.
+            assert_eq!(pool.join(|| 1, || 2), (1, 2));
+        }
+    });
+}
+
+/// A detached job that waits for another one it spawns, while a caller's
+/// region holds the team far past the busy wait: both run (on relief
+/// threads), and the region is not held up by them.
+#[test]
+fn detached_jobs_waiting_for_each_other_run_beside_a_long_region() {
+    within(LIMIT, || {
+        let pool = shared_pool(true, Duration::from_millis(10));
+        let (sender, receiver) = channel();
+        let inner = Arc::clone(&pool);
+        let outer = &*pool;
+        pool.join(
+            move || {
+                outer.spawn(move || {
+                    let (sender2, receiver2) = channel();
+                    inner.spawn(move || sender2.send(5).unwrap());
+                    sender.send(receiver2.recv().unwrap()).unwrap();
+                });
+                // The region outlasts several busy waits; the jobs finish
+                // within it.
+                assert_eq!(receiver.recv_timeout(LIMIT).unwrap(), 5);
+            },
+            || {},
+        );
+    });
+}
+
+/// A job run on a relief thread that drops the last handle of its pool,
+/// after waiting for another job it spawned once the region that held the
+/// team has ended: the drop returns (the serving thread's region does not
+/// wait for a relief thread's job), and so does the job.
+#[test]
+fn a_relief_threads_job_may_drop_the_last_handle_of_its_pool() {
+    within(LIMIT, || {
+        let pool = shared_pool(true, Duration::from_millis(10));
+        let (started, is_started) = channel();
+        let (done, is_done) = channel();
+        let inner = Arc::clone(&pool);
+        let outer = &*pool;
+        pool.join(
+            move || {
+                outer.spawn(move || {
+                    started.send(()).unwrap();
+                    // Time for the region to end and the caller's handle
+                    // to go.
+                    std::thread::sleep(Duration::from_millis(30));
+                    let (sender, receiver) = channel();
+                    inner.spawn(move || sender.send(3).unwrap());
+                    assert_eq!(receiver.recv().unwrap(), 3);
+                    drop(inner); // the last handle
+                    done.send(()).unwrap();
+                });
+                // The region holds the team until a relief thread runs it.
+                is_started.recv_timeout(LIMIT).unwrap();
+            },
+            || {},
+        );
+        drop(pool);
+        is_done.recv_timeout(LIMIT).unwrap();
     });
 }

@@ -22,7 +22,7 @@
 //! else is set.
 
 use crate::error::Error;
-use crate::nest::inject::PanicHandler;
+use crate::nest::inject::spawned::PanicHandler;
 use crate::pool::current as global;
 use crate::pool::Builder;
 use crate::pool::ThreadPool;

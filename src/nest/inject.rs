@@ -8,8 +8,9 @@
 //! - a blocked call ([`CallJob`]): a `join`, `scope` or parallel-iterator
 //!   call from a thread outside the pool, on that thread's stack, which
 //!   waits until the job is done (or takes it back, see below);
-//! - a detached job ([`SpawnJob`]): `spawn`'s `'static` closure, boxed,
-//!   counted until it has run, so that the pool drops only after it.
+//! - a detached job ([`SpawnJob`](spawned::SpawnJob), `inject/spawned.rs`):
+//!   `spawn`'s `'static` closure, boxed, counted until it has run, so that
+//!   the pool drops only after it.
 //!
 //! # Protocol
 //!
@@ -32,15 +33,17 @@
 //! - `prev`, `next` and `queued` of a job are touched only under the lock
 //!   while the job is linked.
 //! - `queued` and `queued_calls` (the counts) change only under the lock.
-//! - Only the serving thread's region runs spawned jobs; any region's idle
-//!   thread may take a call, until its region's root has finished.
+//! - Only the serving thread's region runs spawned jobs, and relief
+//!   threads while another region holds the team past the busy wait
+//!   (`pool/relief.rs`); any region's idle thread may take a call, until
+//!   its region's root has finished.
 //! - A push rings the pool's bells after the job is linked: the serving
 //!   thread's (`serve_bell`) and the regions' (`Nest::bell`), whose
 //!   sleepers check [`Injector::is_empty`] after announcing themselves.
 //!
 //! The file stays whole (a little over ~450 lines): the queue, its counts
-//! and the two kinds of job it carries are one protocol, whose invariants
-//! are the ones stated above.
+//! and the calls it carries are one protocol, whose invariants are the
+//! ones stated above.
 
 use super::worker::Worker;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering, UnsafeCell};
@@ -48,7 +51,8 @@ use crate::wait::woken::{Runner, Woken};
 use crate::wait::{Doorbell, SpinLock};
 use core::cell::Cell;
 use core::ptr;
-use std::boxed::Box;
+
+pub(crate) mod spawned;
 
 /// What every injected job starts with (`repr(C)`: a job's address is its
 /// header's).
@@ -62,7 +66,8 @@ pub(crate) struct Injected {
     /// Whether the job is linked (under the lock).
     linked: Cell<bool>,
     /// A detached job (`SpawnJob`), which only the serving thread's region
-    /// runs; a call (`CallJob`) any region's idle thread may take.
+    /// (or a relief thread) runs; a call (`CallJob`) any region's idle
+    /// thread may take.
     spawned: bool,
 }
 
@@ -93,6 +98,16 @@ pub(crate) unsafe fn run(job: *const Injected, worker: &Worker) {
         // A serving thread may wait, parked, for the last one to end.
         nest.bell.ring();
     }
+}
+
+/// Runs a job popped by [`Injector::pop_spawned`] (not counted as
+/// running) with `worker`, a relief thread's serial worker.
+///
+/// # Safety
+/// As [`run`].
+pub(crate) unsafe fn run_alone(job: *const Injected, worker: &Worker) {
+    // SAFETY: as this function's; `execute` never changes.
+    unsafe { ((*job).execute)(job, worker) };
 }
 
 /// The queue's ends.
@@ -293,12 +308,32 @@ impl Injector {
         if self.has_no_calls() {
             return None;
         }
+        self.pop_first(false)
+    }
+
+    /// Whether spawned jobs are queued (a hint: Relaxed).
+    pub(crate) fn has_queued_spawned(&self) -> bool {
+        self.queued.load(Ordering::Relaxed) != self.queued_calls.load(Ordering::Relaxed)
+    }
+
+    /// Takes the frontmost spawned job, if any, leaving calls queued: for
+    /// a relief thread (`pool/relief.rs`), which runs it alone.
+    pub(crate) fn pop_spawned(&self) -> Option<*const Injected> {
+        self.pop_first(true)
+    }
+
+    /// Takes the frontmost job that is `spawned` (else the frontmost call).
+    /// A call is counted as running; a spawned job, for a relief thread,
+    /// is not: it offers no region work, so none waits for it.
+    fn pop_first(&self, spawned: bool) -> Option<*const Injected> {
         self.queue.with(|queue| {
             let mut job = queue.head;
             // SAFETY: linked jobs are alive; links read under the lock.
             while let Some(header) = unsafe { job.as_ref() } {
-                if !header.spawned {
-                    self.count_running();
+                if header.spawned == spawned {
+                    if !spawned {
+                        self.count_running();
+                    }
                     // SAFETY: reached through the locked list: linked.
                     unsafe { self.unlink(queue, job) };
                     return Some(job);
@@ -433,42 +468,5 @@ impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
         // SAFETY: alive until this store lands, as argued.
         unsafe { (*done).store(true, Ordering::Release) };
         caller.unpark();
-    }
-}
-
-/// What a spawned job's panic goes to: the pool's panic handler, if any.
-pub(crate) type PanicHandler = dyn Fn(Box<dyn core::any::Any + Send>) + Send + Sync;
-
-/// A detached job: boxed, freed by its runner.
-#[repr(C)]
-pub(crate) struct SpawnJob<F> {
-    header: Injected,
-    func: F,
-}
-
-impl<F: FnOnce() + Send + 'static> SpawnJob<F> {
-    /// Boxes `func` and counts it as spawned on `injector`; the pointer is a
-    /// job to push, which frees itself when run.
-    pub(crate) fn into_raw(func: F, injector: &Injector) -> *const Injected {
-        injector.spawned.fetch_add(1, Ordering::Relaxed);
-        let job = Box::new(SpawnJob {
-            header: Injected::new(Self::execute, true),
-            func,
-        });
-        Box::into_raw(job).cast_const().cast()
-    }
-
-    /// # Safety
-    /// As [`run`]: `this` came from [`SpawnJob::into_raw`] for this `F`.
-    unsafe fn execute(this: *const Injected, worker: &Worker) {
-        // SAFETY: made by `into_raw` with the same type; popped once.
-        let job = unsafe { Box::from_raw(this.cast::<Self>().cast_mut()) };
-        let SpawnJob { func, .. } = *job;
-        let nest = worker.nest();
-        if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(func)) {
-            nest.spawned_panicked(payload);
-        }
-        // Release: pairs with the Acquire load in `has_spawned`.
-        nest.injector.spawned.fetch_sub(1, Ordering::Release);
     }
 }

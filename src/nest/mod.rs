@@ -149,7 +149,8 @@ use crate::sync::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use crate::wait::{Doorbell, Waiter};
 use core::time::Duration;
 use crossbeam_utils::CachePadded;
-use inject::{Injector, PanicHandler};
+use inject::spawned::PanicHandler;
+use inject::Injector;
 use job::Header;
 use std::boxed::Box;
 

@@ -59,7 +59,8 @@ pub(crate) enum Entry {
     /// (`inject.rs`) from outside every fork, else (inside a task, which
     /// the holder may be waiting for) run it on this thread alone.
     Caller,
-    /// The pool's serving thread: wait for the team, however long.
+    /// The pool's serving thread: wait for the team, for the busy wait at
+    /// most ([`enter_serving`]).
     Server,
     /// A root that must run on this thread (`in_place_scope`): never
     /// handed over; if the team is busy, wait a bounded time for its turn
@@ -81,6 +82,30 @@ pub(crate) fn enter<R: Send>(
     enter_or(team, nest, entry, root, |root| hand_over(nest, root))
 }
 
+/// The serving thread's region ([`Entry::Server`]): `None`, having run
+/// nothing, if the team stayed busy for its busy wait (queued detached
+/// jobs then go to a relief thread, `pool/relief.rs`).
+pub(crate) fn enter_serving<R: Send>(
+    team: &Team,
+    nest: &Nest,
+    root: impl FnOnce(&Worker) -> R + Send,
+) -> Option<R> {
+    enter_or(
+        team,
+        nest,
+        Entry::Server,
+        |worker| Some(root(worker)),
+        |_| None,
+    )
+}
+
+/// Runs `root` on this thread alone, with a serial worker of `nest` (its
+/// joins inline), whatever holds the team: for a detached job run on a
+/// relief thread while a region holds the team (`pool/relief.rs`).
+pub(crate) fn enter_alone<R>(nest: &Nest, root: impl FnOnce(&Worker) -> R) -> R {
+    serial(nest, root)
+}
+
 /// [`enter`] with [`Entry::Here`], for a root that need not be `Send`.
 pub(crate) fn enter_here<R>(team: &Team, nest: &Nest, root: impl FnOnce(&Worker) -> R) -> R {
     enter_or(team, nest, Entry::Here, root, |_| {
@@ -89,7 +114,8 @@ pub(crate) fn enter_here<R>(team: &Team, nest: &Nest, root: impl FnOnce(&Worker)
 }
 
 /// [`enter`], with `hand` to hand the root over (never called for
-/// [`Entry::Here`] or [`Entry::Server`]).
+/// [`Entry::Here`]; for [`Entry::Server`], called when the team stayed
+/// busy).
 fn enter_or<R, F: FnOnce(&Worker) -> R>(
     team: &Team,
     nest: &Nest,
@@ -130,32 +156,42 @@ fn enter_or<R, F: FnOnce(&Worker) -> R>(
                     .with_mut(|slot| unsafe { *slot = Some(Err(payload)) });
             }
         };
-        let forked = match entry {
-            Entry::Server => team.fork_waiting(|| nest.reset(), &share),
-            Entry::Here => {
+        // `Some(forked)`: the team was taken, or the call runs alone below
+        // (`forked` false: it was busy, or stopped); `None`: hand the root
+        // over, having run nothing.
+        let taken = match entry {
+            Entry::Server => team.fork_serving(|| nest.reset(), &share),
+            Entry::Here => Some(
                 team.fork_if_idle(|| nest.reset(), &share)
-                    || team.fork_spread::<&Team>(&[], || nest.reset(), &share)
-            }
+                    || team.fork_spread::<&Team>(&[], || nest.reset(), &share),
+            ),
             Entry::Caller => {
-                (!nest.hand_over_always && team.fork_if_idle(|| nest.reset(), &share)) || {
-                    if !in_task() {
-                        // SAFETY: no fork ran: the cell is ours alone.
-                        let root = cell.root.with_mut(|root| unsafe { (*root).take() });
-                        match root {
-                            Some(root) => return hand(root),
-                            None => unreachable!("a region's root runs once"),
-                        }
-                    }
-                    team.fork_spread::<&Team>(&[], || nest.reset(), &share)
+                if !nest.hand_over_always && team.fork_if_idle(|| nest.reset(), &share) {
+                    Some(true)
+                } else if !in_task() {
+                    None
+                } else {
+                    Some(team.fork_spread::<&Team>(&[], || nest.reset(), &share))
                 }
             }
         };
-        if forked {
-            // SAFETY: the fork has joined; we are thread 0.
-            match cell.result.with_mut(|slot| unsafe { (*slot).take() }) {
-                Some(Ok(value)) => return value,
-                Some(Err(payload)) => std::panic::resume_unwind(payload),
-                None => unreachable!("a region's root always runs"),
+        match taken {
+            Some(true) => {
+                // SAFETY: the fork has joined; we are thread 0.
+                match cell.result.with_mut(|slot| unsafe { (*slot).take() }) {
+                    Some(Ok(value)) => return value,
+                    Some(Err(payload)) => std::panic::resume_unwind(payload),
+                    None => unreachable!("a region's root always runs"),
+                }
+            }
+            Some(false) => {}
+            None => {
+                // SAFETY: no fork ran: the cell is ours alone.
+                let root = cell.root.with_mut(|root| unsafe { (*root).take() });
+                match root {
+                    Some(root) => return hand(root),
+                    None => unreachable!("a region's root runs once"),
+                }
             }
         }
     }

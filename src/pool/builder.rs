@@ -8,7 +8,7 @@ pub use start::ThreadStart;
 
 use super::ThreadPool;
 use crate::error::Error;
-use crate::nest::inject::PanicHandler;
+use crate::nest::inject::spawned::PanicHandler;
 use crate::threads::{WorkerHandler, WorkerSetup};
 use crate::wait::WaitPolicy;
 use std::boxed::Box;
@@ -154,6 +154,10 @@ impl Builder {
     /// How long a call that finds the pool busy, from a thread outside any
     /// of its tasks, waits (parked) for the fork in flight before it runs
     /// inline on its own thread instead. Default [`crate::team::DEFAULT_BUSY_WAIT`].
+    /// It also bounds (at 1 ms or more) how long detached jobs wait for a
+    /// team held by a region before a relief thread runs them (see
+    /// [`spawn`](crate::pool::serve::spawn)); with `Duration::MAX` they
+    /// wait for the region to end.
     ///
     /// The wait must be bounded: a task may spawn a helper thread and join
     /// it, and a helper that calls the same pool cannot be told apart from
@@ -317,7 +321,9 @@ impl Builder {
     /// runs on a worker, index 1 or above: for a pool whose thread 0 is
     /// meant to be a thread of the program's own (rayon's
     /// `use_current_thread`). A pool of one thread has no worker to leave
-    /// them to: its serving thread runs them whatever this says.
+    /// them to: its serving thread runs them whatever this says. Detached
+    /// jobs queued while a region holds the team past the busy wait run on
+    /// a relief thread (see [`spawn`](crate::pool::serve::spawn)).
     ///
     /// ```
     /// let pool = tine::ThreadPool::builder().threads(2).serving_thread_runs_jobs(false).build()?;

@@ -18,6 +18,7 @@ mod builder;
 pub(crate) mod current;
 pub(crate) mod entry;
 mod pace;
+mod relief;
 pub(crate) mod serve;
 
 pub use broadcast::{broadcast, current_thread_index, fork_thread_index, max_num_threads};

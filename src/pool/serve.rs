@@ -6,7 +6,9 @@
 //! job, needs a thread to take the team for it. The serving thread parks
 //! on the injector's bell; when work is queued it takes the team as thread
 //! 0 of a region (waiting for a busy team, which it may: no fork waits for
-//! it), runs queued jobs until the queue has stayed empty for a spin
+//! it; while a region holds the team past the busy wait, queued detached
+//! jobs go to a relief thread, `relief.rs`), runs queued jobs until the
+//! queue has stayed empty for a spin
 //! (the pool's spin budget while work comes often, less while it comes
 //! rarely: `pace.rs`), and hands the team back. The region's other
 //! threads take queued jobs too (the idle loop, `nest/region.rs`), so
@@ -22,11 +24,12 @@
 
 use super::current::with_current_pool;
 use super::pace::Pace;
+use super::relief::Relief;
 use super::ThreadPool;
 use crate::error::Error;
-use crate::nest::inject::SpawnJob;
+use crate::nest::inject::spawned::SpawnJob;
 use crate::nest::looks::Looks;
-use crate::nest::region::{enter, Entry};
+use crate::nest::region::enter_serving;
 use crate::nest::worker::Worker;
 use crate::nest::Nest;
 use crate::team::Team;
@@ -45,6 +48,7 @@ pub(crate) fn start(
     on_start: Option<WorkerHandler>,
     on_exit: Option<WorkerHandler>,
 ) -> Result<JoinHandle<()>, Error> {
+    let relief = Relief::new(name.clone(), stack_size);
     let mut builder = std::thread::Builder::new().name(name);
     if let Some(bytes) = stack_size {
         builder = builder.stack_size(bytes);
@@ -57,7 +61,7 @@ pub(crate) fn start(
                 on_start(0);
             }
             nest.injector.mark_started();
-            serve(&team, &nest);
+            serve(&team, &nest, relief);
             if let Some(on_exit) = on_exit {
                 on_exit(0);
             }
@@ -78,10 +82,12 @@ pub(crate) fn start(
 }
 
 /// The serving thread's whole life, for a thread someone else starts
-/// (`Builder::build_with`): handlers around [`serve`].
+/// (`Builder::build_with`): handlers around [`serve`]. Its relief threads
+/// (`relief.rs`) get `relief`'s name and stack size.
 pub(crate) fn run(
     team: &Arc<Team>,
     nest: &Arc<Nest>,
+    relief: Relief,
     on_start: Option<WorkerHandler>,
     on_exit: Option<WorkerHandler>,
 ) -> std::boxed::Box<dyn FnOnce() + Send> {
@@ -90,7 +96,7 @@ pub(crate) fn run(
         if let Some(on_start) = on_start {
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| on_start(0)));
         }
-        serve(&team, &nest);
+        serve(&team, &nest, relief);
         if let Some(on_exit) = on_exit {
             on_exit(0);
         }
@@ -100,7 +106,7 @@ pub(crate) fn run(
 /// The serving thread's loop: wait for queued work, run it in a region,
 /// until the pool stops with nothing queued. How long it spins for more
 /// work before it leaves a region is [`Pace`]'s.
-fn serve(team: &Team, nest: &Nest) {
+fn serve(team: &Team, nest: &Arc<Nest>, mut relief: Relief) {
     let injector = &nest.injector;
     // In rayon's model the spin follows the work, unless the pool's policy
     // is never to park.
@@ -131,7 +137,7 @@ fn serve(team: &Team, nest: &Nest) {
             );
         }
         pace.arrived();
-        enter(team, nest, Entry::Server, |worker| {
+        let served = enter_serving(team, nest, |worker| {
             drain(nest, worker, &mut pace);
             if !pace.is_whole() {
                 // Work comes rarer than the spin budget: the team's other
@@ -140,6 +146,13 @@ fn serve(team: &Team, nest: &Nest) {
                 team.sleep(0);
             }
         });
+        if served.is_none() && injector.has_queued_spawned() {
+            // A region held the team for the whole busy wait. Its idle
+            // threads take handed-over calls, not detached jobs, and its
+            // root may be waiting for one (an `in_place_scope` from outside
+            // the pool, say).
+            relief.relieve(nest);
+        }
     }
 }
 
@@ -242,6 +255,13 @@ fn with_current_nest<R>(f: impl FnOnce(&Nest, bool) -> R) -> R {
 /// is, else the global pool. Spawned from inside that pool, the newest job
 /// runs first (LIFO, as rayon's per-thread order); from outside, in the
 /// order spawned.
+///
+/// While a region holds the pool's threads (an `in_place_scope` called from
+/// outside the pool, say), its jobs wait for them, for the pool's
+/// [`busy_wait`](crate::pool::Builder::busy_wait) at most; then a relief
+/// thread, started for them, runs them one at a time, each alone (their
+/// joins inline, as on a busy pool), so that such a scope may wait for a
+/// job it spawned.
 ///
 /// No job is lost: the pool runs every one before it drops (the global
 /// pool lives as long as the process). A panic in `job` goes to the pool's

@@ -73,14 +73,17 @@ impl Team {
         self.fork_taken::<&Team>(&[], prepare, share)
     }
 
-    /// [`Team::fork_spread`] without other teams, waiting (parked, without
-    /// a bound) for as long as the team is busy. Only for a thread that no
-    /// fork can be waiting for (a pool's serving thread, outside every
-    /// task). Returns false, having run nothing, if the team is stopped.
+    /// [`Team::fork_spread`] without other teams, for a pool's serving
+    /// thread: waits (parked) while the team is busy, for the busy wait at
+    /// most (at least 1 ms). `None`, having run nothing, if the team stayed
+    /// busy; else whether it forked (false: the team is stopped). Only for
+    /// a thread that no fork can be waiting for (outside every task).
     #[cfg(feature = "std")]
-    pub(crate) fn fork_waiting(&self, prepare: impl FnOnce(), share: &Share<'_>) -> bool {
-        self.take_waiting();
-        self.fork_taken::<&Team>(&[], prepare, share)
+    pub(crate) fn fork_serving(&self, prepare: impl FnOnce(), share: &Share<'_>) -> Option<bool> {
+        if !self.take_for_serving() {
+            return None;
+        }
+        Some(self.fork_taken::<&Team>(&[], prepare, share))
     }
 
     /// The rest of a fork once this team is held.

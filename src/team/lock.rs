@@ -90,6 +90,16 @@ impl Team {
         debug_assert!(taken, "an unbounded wait always takes the team");
     }
 
+    /// Takes the team for a pool's serving thread, waiting (parked) while
+    /// it is busy, for the busy wait at most: false if it stayed busy. Only
+    /// for a thread that the holder cannot be waiting for.
+    #[cfg(feature = "std")]
+    pub(super) fn take_for_serving(&self) -> bool {
+        let held = &self.lock_line.held;
+        self.env
+            .wait_for_idle_serving(&self.waiter, held, |parked| self.try_take_waiting(parked))
+    }
+
     /// Hands the team back. A stop requested meanwhile is passed on to the
     /// workers first, once, while we still hold the team.
     #[inline]

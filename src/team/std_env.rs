@@ -35,6 +35,10 @@ use std::vec::Vec;
 /// [`crate::pool::Builder::busy_wait`].
 pub const DEFAULT_BUSY_WAIT: Duration = Duration::from_millis(100);
 
+/// The shortest wait of a pool's serving thread for a busy team
+/// ([`Env::wait_for_idle_serving`]).
+const SERVING_WAIT_MIN: Duration = Duration::from_millis(1);
+
 pub(super) use super::nesting::{leave, Frame, FrameSlot};
 use super::panic::Payload;
 
@@ -67,6 +71,20 @@ impl Env {
     ) -> bool {
         let limit = bounded.then_some(self.busy_wait);
         self.parking.wait_for_idle(waiter, held, try_take, limit)
+    }
+
+    /// A pool's serving thread's wait for a busy team: as a caller's, for
+    /// the busy wait, but at least [`SERVING_WAIT_MIN`], so that a pool
+    /// built with a tiny busy wait does not make it poll.
+    pub(super) fn wait_for_idle_serving(
+        &self,
+        waiter: &Waiter,
+        held: &AtomicU32,
+        try_take: impl FnMut(bool) -> bool,
+    ) -> bool {
+        let limit = self.busy_wait.max(SERVING_WAIT_MIN);
+        self.parking
+            .wait_for_idle(waiter, held, try_take, Some(limit))
     }
 
     /// Whether callers wait for the team to be handed back (the holder

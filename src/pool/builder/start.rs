@@ -6,6 +6,7 @@
 use super::Builder;
 use crate::error::Error;
 use crate::nest::Nest;
+use crate::pool::relief::Relief;
 use crate::pool::ThreadPool;
 use crate::schedule::Partials;
 use crate::team::{Slots, Team};
@@ -225,7 +226,8 @@ impl Builder {
             pool.server = Some(self.start_serving(&pool)?);
         } else {
             let (name, on_start, on_exit) = self.serving_thread();
-            let run = super::super::serve::run(&pool.team, &pool.nest, on_start, on_exit);
+            let relief = Relief::new(name.clone(), self.stack_size);
+            let run = super::super::serve::run(&pool.team, &pool.nest, relief, on_start, on_exit);
             let start = ThreadStart {
                 index: 0,
                 name,
