@@ -99,13 +99,6 @@ pub(crate) fn enter_serving<R: Send>(
     )
 }
 
-/// Runs `root` on this thread alone, with a serial worker of `nest` (its
-/// joins inline), whatever holds the team: for a detached job run on a
-/// relief thread while a region holds the team (`pool/relief.rs`).
-pub(crate) fn enter_alone<R>(nest: &Nest, root: impl FnOnce(&Worker) -> R) -> R {
-    serial(nest, root)
-}
-
 /// [`enter`] with [`Entry::Here`], for a root that need not be `Send`.
 pub(crate) fn enter_here<R>(team: &Team, nest: &Nest, root: impl FnOnce(&Worker) -> R) -> R {
     enter_or(team, nest, Entry::Here, root, |_| {
@@ -127,6 +120,8 @@ fn enter_or<R, F: FnOnce(&Worker) -> R>(
         root: UnsafeCell::new(Some(root)),
         result: UnsafeCell::new(None),
     };
+    // Whether the root is handed over, having run nothing.
+    let mut handed = false;
     if team.threads() > 1 {
         let cell = &cell; // the whole `Sync` cell, not its fields
         let share = |thread_index: usize, _colocation: usize| {
@@ -185,22 +180,16 @@ fn enter_or<R, F: FnOnce(&Worker) -> R>(
                 }
             }
             Some(false) => {}
-            None => {
-                // SAFETY: no fork ran: the cell is ours alone.
-                let root = cell.root.with_mut(|root| unsafe { (*root).take() });
-                match root {
-                    Some(root) => return hand(root),
-                    None => unreachable!("a region's root runs once"),
-                }
-            }
+            None => handed = true,
         }
     }
+    // A one-thread pool whose callers hand over: its serving thread runs
+    // the call.
+    handed |= team.threads() == 1 && entry == Entry::Caller && nest.hand_over_always && !in_task();
     // SAFETY: no fork ran: the cell is ours alone.
     let root = cell.root.with_mut(|root| unsafe { (*root).take() });
     match root {
-        // A one-thread pool whose callers hand over: its serving thread
-        // runs the call.
-        Some(root) if entry == Entry::Caller && nest.hand_over_always && !in_task() => hand(root),
+        Some(root) if handed => hand(root),
         Some(root) => serial(nest, root),
         None => unreachable!("a region's root runs once"),
     }
@@ -254,8 +243,10 @@ fn hand_over<R: Send>(nest: &Nest, root: impl FnOnce(&Worker) -> R + Send) -> R 
 
 /// The root on this thread alone, marked as inside a task (so calls that
 /// find a team busy run inline at once rather than wait), with a worker
-/// that never promotes: every join runs both sides here.
-fn serial<R>(nest: &Nest, root: impl FnOnce(&Worker) -> R) -> R {
+/// that never promotes: every join runs both sides here. Also a relief
+/// thread's way to run a detached job, whatever holds the team
+/// (`pool/relief.rs`).
+pub(crate) fn serial<R>(nest: &Nest, root: impl FnOnce(&Worker) -> R) -> R {
     let root = Cell::new(Some(root));
     let result = Cell::new(None);
     run_inline(1, |_| {

@@ -31,7 +31,7 @@
 //! every spawned job.
 
 use crate::nest::inject::run_alone;
-use crate::nest::region::enter_alone;
+use crate::nest::region::serial;
 use crate::nest::Nest;
 use crate::sync::{AtomicUsize, Ordering};
 use std::string::String;
@@ -85,7 +85,7 @@ impl Relief {
         let started = builder.spawn(move || {
             while let Some(job) = nest.injector.pop_spawned() {
                 // SAFETY: popped by this thread, so no one else runs it.
-                enter_alone(&nest, |worker| unsafe { run_alone(job, worker) });
+                serial(&nest, |worker| unsafe { run_alone(job, worker) });
                 counts.finished.fetch_add(1, Ordering::Relaxed);
             }
             counts.alive.fetch_sub(1, Ordering::Relaxed);
