@@ -409,3 +409,63 @@ fn a_relief_threads_job_may_drop_the_last_handle_of_its_pool() {
         is_done.recv_timeout(LIMIT).unwrap();
     });
 }
+
+/// A pool dropped while one of its detached jobs still runs on a relief
+/// thread waits for the job without holding a CPU meanwhile: its serving
+/// thread, which the drop joins, polls for the job's end with sleeps.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_pool_dropped_beside_a_running_relief_job_waits_without_spinning() {
+    /// This thread's CPU time (user and system), from procfs, in the
+    /// kernel's clock ticks.
+    fn thread_cpu_ticks() -> u64 {
+        let stat = std::fs::read_to_string("/proc/thread-self/stat").expect("procfs");
+        // The fields after the command's closing parenthesis: state is the
+        // 3rd field of the line, utime the 14th, stime the 15th.
+        let rest = &stat[stat.rfind(')').expect("a stat line") + 2..];
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+    }
+    within(LIMIT, || {
+        let server_ticks = Arc::new(AtomicUsize::new(usize::MAX));
+        let record = Arc::clone(&server_ticks);
+        // Callers hand over (rayon's model), so that the serving thread is
+        // thread 0 and runs the exit handler.
+        let pool = ThreadPool::builder()
+            .threads(2)
+            .caller_runs(false)
+            .busy_wait(Duration::from_millis(10))
+            .on_exit(move |index| {
+                if index == 0 {
+                    record.store(thread_cpu_ticks() as usize, Ordering::SeqCst);
+                }
+            })
+            .build()
+            .expect("a pool");
+        let (started, on_start) = channel();
+        let finished = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&finished);
+        pool.in_place_scope(|_| {
+            pool.spawn(move || {
+                started.send(()).unwrap();
+                std::thread::sleep(Duration::from_millis(600));
+                flag.store(true, Ordering::SeqCst);
+            });
+            // The scope holds the team: the job starts on a relief thread.
+            on_start.recv().unwrap();
+        });
+        drop(pool);
+        assert!(
+            finished.load(Ordering::SeqCst),
+            "the drop waits for the job"
+        );
+        let ticks = server_ticks.load(Ordering::SeqCst);
+        assert_ne!(ticks, usize::MAX, "the serving thread's exit handler ran");
+        // Spinning through the job's 600 ms would cost about 60 ticks of
+        // 10 ms; polling with sleeps, about none.
+        assert!(
+            ticks < 15,
+            "the serving thread spent {ticks} clock ticks of CPU during a 600 ms wait"
+        );
+    });
+}

@@ -20,7 +20,8 @@
 //! Started with the pool; stopped by the pool's drop, which first lets it
 //! run every queued and spawned job: it leaves only once the pool is
 //! stopping and the queue is empty after a region (whose end means every
-//! job it ran has finished).
+//! job it ran has finished), and no spawned job still runs on a relief
+//! thread (it polls for their end, sleeping between polls: [`Backoff`]).
 
 use super::current::with_current_pool;
 use super::pace::Pace;
@@ -120,14 +121,18 @@ fn serve(team: &Team, nest: &Arc<Nest>, mut relief: Relief) {
     } else {
         nest.waiter().parking()
     };
+    // Polls while the pool stops and a spawned job still runs elsewhere.
+    let mut stopping = Backoff::default();
     loop {
         while injector.is_empty() {
             if nest.is_stopping() && injector.is_empty() {
                 if !injector.has_spawned() {
                     return;
                 }
-                // A spawned job still runs on a thread of another region.
-                std::thread::yield_now();
+                // A spawned job still runs elsewhere (on a relief thread,
+                // for as long as it takes): poll for its end, or for the
+                // jobs it spawns, without holding a CPU meanwhile.
+                stopping.wait();
                 continue;
             }
             injector.serve_bell.wait(
@@ -153,6 +158,34 @@ fn serve(team: &Team, nest: &Arc<Nest>, mut relief: Relief) {
             // the pool, say).
             relief.relieve(nest);
         }
+    }
+}
+
+/// The serving thread's poll while its pool stops and a spawned job runs
+/// elsewhere: `yield_now` for the first few polls (a job that is about to
+/// end), then sleeps that double from 1 µs up to [`Backoff::LONGEST`]. A
+/// poll, not a wake-up: the end of such a job rings no bell, and the pool's
+/// drop may wait for the poll's last sleep after it.
+#[derive(Default)]
+struct Backoff {
+    polls: u32,
+}
+
+impl Backoff {
+    /// Polls that only `yield_now`.
+    const YIELDS: u32 = 16;
+    /// The longest sleep between two polls.
+    const LONGEST: std::time::Duration = std::time::Duration::from_millis(1);
+
+    fn wait(&mut self) {
+        if self.polls < Self::YIELDS {
+            std::thread::yield_now();
+        } else {
+            let doubling = (self.polls - Self::YIELDS).min(10);
+            let sleep = std::time::Duration::from_micros(1 << doubling).min(Self::LONGEST);
+            std::thread::sleep(sleep);
+        }
+        self.polls = self.polls.saturating_add(1);
     }
 }
 
