@@ -47,6 +47,14 @@
 //! waits within the grace and never read the mark. Without the mark, each
 //! hand-over of a stacked pair would wait out one [`GIVE_WAY_EVERY`].
 //!
+//! Giving way keeps a stacked pair moving at one CPU's speed; it does not
+//! unstack it. Threads that never block are never placed again by the
+//! kernel, so two threads of a team stacked at its start could share one
+//! CPU for as long as work keeps coming, while another CPU idles. A waiter
+//! whose `yield_now` ran a partner, and whose event has not come, therefore
+//! also sleeps for a moment, now and then, so that the kernel's wake-up
+//! places it on an idle CPU if there is one (`stacked.rs`).
+//!
 //! # No lost wakeup
 //!
 //! Parking races with the event the parker waits for. Both sides follow the
@@ -111,6 +119,7 @@ mod gaps;
 pub(crate) mod parking;
 #[cfg(feature = "std")]
 mod spin_lock;
+mod stacked;
 pub(crate) mod woken;
 #[cfg(feature = "std")]
 use calibrate::{calibrated_yields_per_ms, yields_in};
@@ -443,36 +452,16 @@ fn give_way_watching(waiter: &Waiter, ready: &mut impl FnMut() -> bool) -> bool 
         // the event we wait for is already in (in a larger team, it may take
         // several). Otherwise nobody ran, or another process had the CPU.
         stacked::mark(ran_partner);
+        if ran_partner && !done {
+            // Two runnable threads on this CPU: another may idle.
+            stacked::move_off();
+        }
         done
     }
     #[cfg(not(all(feature = "std", not(loom))))]
     {
         give_way(waiter);
         ready()
-    }
-}
-
-/// This thread's stacked mark: whether its last `yield_now` handed the CPU
-/// to a partner queued on the same CPU. Thread-local, so that each thread of
-/// a team learns about its own CPU; false where it cannot be measured.
-mod stacked {
-    #[cfg(all(feature = "std", not(loom)))]
-    std::thread_local! {
-        static MARK: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
-    }
-
-    #[inline]
-    #[cfg_attr(loom, allow(dead_code))] // loom models do not spin
-    pub(super) fn marked() -> bool {
-        #[cfg(all(feature = "std", not(loom)))]
-        return MARK.with(|mark| mark.get());
-        #[cfg(not(all(feature = "std", not(loom))))]
-        false
-    }
-
-    #[cfg(all(feature = "std", not(loom)))]
-    pub(super) fn mark(stacked: bool) {
-        MARK.with(|mark| mark.set(stacked));
     }
 }
 
