@@ -53,7 +53,8 @@
 //! CPU for as long as work keeps coming, while another CPU idles. A waiter
 //! whose `yield_now` ran a partner, and whose event has not come, therefore
 //! also sleeps for a moment, now and then, so that the kernel's wake-up
-//! places it on an idle CPU if there is one (`stacked.rs`).
+//! places it on an idle CPU if there is one (`stacked.rs`; not in a team
+//! with more threads than CPUs).
 //!
 //! # No lost wakeup
 //!
@@ -246,6 +247,11 @@ pub(crate) struct Waiter {
     give_way_every: u32,
     /// Micro-yields in [`GRACE`]: when a spin looks at the stacked mark.
     grace: u32,
+    /// Whether a wait whose `yield_now` ran a partner queued on its CPU
+    /// tries to move off it (`stacked.rs`): not with more threads than
+    /// CPUs, where no CPU idles.
+    #[cfg_attr(not(all(feature = "std", not(loom))), allow(dead_code))]
+    moves: bool,
 }
 
 impl Waiter {
@@ -259,6 +265,7 @@ impl Waiter {
             parks: false,
             give_way_every: u32::MAX,
             grace: u32::MAX,
+            moves: false,
         }
     }
 
@@ -295,6 +302,7 @@ impl Waiter {
             parks: spin.is_some(),
             give_way_every: yields_in(yielder, GIVE_WAY_EVERY).max(1),
             grace: yields_in(yielder, GRACE).max(1),
+            moves: !oversubscribed,
         }
     }
 
@@ -452,7 +460,7 @@ fn give_way_watching(waiter: &Waiter, ready: &mut impl FnMut() -> bool) -> bool 
         // the event we wait for is already in (in a larger team, it may take
         // several). Otherwise nobody ran, or another process had the CPU.
         stacked::mark(ran_partner);
-        if ran_partner && !done {
+        if ran_partner && !done && waiter.moves {
             // Two runnable threads on this CPU: another may idle.
             stacked::move_off();
         }

@@ -19,12 +19,17 @@
 //! # Invariants
 //!
 //! - The state is thread-local: each thread learns about its own CPU.
-//! - A sleep that finds no idle CPU (another process holds the others)
-//!   costs its thread a timer's slack (tens of microseconds) while it
-//!   waits anyway, and doubles the time to the thread's next attempt, from
-//!   [`FIRST_BACKOFF`] up to [`LONGEST_BACKOFF`]; one that moves the thread
-//!   resets it. A thread that keeps finding no idle CPU so tries about once
-//!   a second.
+//! - A try sleeps for a timer's slack (tens of microseconds), during which
+//!   its thread does not see the event it waits for: each try may delay a
+//!   stacked pair's hand-over by that much.
+//! - Tries back off, whether they moved the thread or not (a move may land
+//!   on a busy CPU, and nothing cheap tells): after a try, the thread's
+//!   next one waits [`FIRST_BACKOFF`], doubling with each try up to
+//!   [`LONGEST_BACKOFF`]; a try that comes more than that after its turn
+//!   starts over. A pair that stays stacked so tries about once a second,
+//!   and at most once a millisecond (a few percent of its time) at first.
+//! - Teams with more threads than CPUs never try (`Waiter::moves`): there
+//!   is no idle CPU to find, and their waits give way from the start.
 //! - Nothing here runs on a hot fork's path: a spin reads the mark only
 //!   past its grace, and tries to move only after a `yield_now` that ran a
 //!   partner, while the event it waits for has not come.
@@ -36,11 +41,11 @@ use core::time::Duration;
 #[cfg(all(feature = "std", not(loom), not(miri), target_os = "linux"))]
 use std::time::Instant;
 
-/// The wait between a failed attempt to move and the next one, at first.
+/// The wait between a thread's first try to move and its next one.
 #[cfg(all(feature = "std", not(loom), not(miri), target_os = "linux"))]
 const FIRST_BACKOFF: Duration = Duration::from_millis(1);
 
-/// The longest wait between two attempts to move.
+/// The longest wait between two tries to move.
 #[cfg(all(feature = "std", not(loom), not(miri), target_os = "linux"))]
 const LONGEST_BACKOFF: Duration = Duration::from_secs(1);
 
@@ -56,8 +61,8 @@ std::thread_local! {
 
 #[cfg(all(feature = "std", not(loom), not(miri), target_os = "linux"))]
 std::thread_local! {
-    /// When this thread may next try to move, and the wait after a failed
-    /// try.
+    /// When this thread may next try to move (none yet: now), and the
+    /// wait its last try set.
     static NEXT_TRY: Cell<Option<Instant>> = const { Cell::new(None) };
     static BACKOFF: Cell<Duration> = const { Cell::new(FIRST_BACKOFF) };
 }
@@ -80,10 +85,11 @@ pub(super) fn mark(stacked: bool) {
 }
 
 /// Sleeps briefly, so that the kernel places this thread again (on an idle
-/// CPU, if one shares its cache), unless the last try is too recent: for a
-/// waiting thread that just found a partner queued on its CPU. Does
-/// nothing off Linux, where the move cannot be seen (so not backed off),
-/// nor under Miri.
+/// CPU, if one shares its cache), unless its last try is too recent: for a
+/// waiting thread that just found a partner queued on its CPU. Clears the
+/// mark: the next `yield_now` tells whether the partner is still there.
+/// Does nothing off Linux (where the kernel's placement on wake-up was not
+/// measured), nor under Miri.
 #[cfg(all(feature = "std", not(loom)))]
 #[cold]
 #[inline(never)]
@@ -91,75 +97,100 @@ pub(super) fn move_off() {
     #[cfg(all(not(miri), target_os = "linux"))]
     {
         let now = Instant::now();
-        if NEXT_TRY.with(Cell::get).is_some_and(|next| now < next) {
-            return;
-        }
-        let before = current_cpu();
+        let overdue = match NEXT_TRY.with(Cell::get) {
+            Some(next) if now < next => return,
+            Some(next) => now - next,
+            None => Duration::MAX,
+        };
         std::thread::sleep(NAP);
-        let moved = before.is_some() && current_cpu() != before;
-        let backoff = next_backoff(BACKOFF.with(Cell::get), moved);
+        mark(false);
+        let backoff = next_backoff(BACKOFF.with(Cell::get), overdue);
         BACKOFF.with(|cell| cell.set(backoff));
         NEXT_TRY.with(|cell| cell.set(Instant::now().checked_add(backoff)));
     }
 }
 
-/// The wait before the next try to move, after a try that moved the thread
-/// or not.
+/// The wait after a try, given the wait the last try set and how long
+/// after its turn this try came.
 #[cfg(all(feature = "std", not(loom), not(miri), target_os = "linux"))]
-fn next_backoff(backoff: Duration, moved: bool) -> Duration {
-    if moved {
+fn next_backoff(last: Duration, overdue: Duration) -> Duration {
+    if overdue > LONGEST_BACKOFF {
         FIRST_BACKOFF
     } else {
-        backoff.saturating_mul(2).min(LONGEST_BACKOFF)
+        last.saturating_mul(2).min(LONGEST_BACKOFF)
     }
-}
-
-/// The CPU this thread runs on, if the OS says.
-#[cfg(all(feature = "std", not(loom), not(miri), target_os = "linux"))]
-fn current_cpu() -> Option<i32> {
-    // SAFETY: `sched_getcpu` takes nothing and only returns a number.
-    let cpu = unsafe { libc::sched_getcpu() };
-    (cpu >= 0).then_some(cpu)
 }
 
 #[cfg(all(test, feature = "std", not(loom), not(miri), target_os = "linux"))]
 mod tests {
-    use super::{next_backoff, FIRST_BACKOFF, LONGEST_BACKOFF};
+    use super::{next_backoff, FIRST_BACKOFF, LONGEST_BACKOFF, NEXT_TRY};
+    use core::cell::Cell;
     use core::time::Duration;
+    use std::time::Instant;
 
     #[test]
-    fn failed_tries_back_off_up_to_a_second_and_a_move_resets() {
-        let mut backoff = FIRST_BACKOFF;
+    fn tries_back_off_up_to_a_second_and_start_over_after_a_quiet_second() {
+        let mut backoff = next_backoff(FIRST_BACKOFF, Duration::MAX);
+        assert_eq!(backoff, FIRST_BACKOFF);
         let mut waits = std::vec::Vec::new();
         for _ in 0..12 {
-            backoff = next_backoff(backoff, false);
+            backoff = next_backoff(backoff, Duration::ZERO);
             waits.push(backoff);
         }
         assert_eq!(waits[0], Duration::from_millis(2));
         assert_eq!(waits[8], Duration::from_millis(512));
         assert!(waits[9..].iter().all(|&wait| wait == LONGEST_BACKOFF));
-        assert_eq!(next_backoff(LONGEST_BACKOFF, true), FIRST_BACKOFF);
+        // A try just after its turn doubles on; one long after starts over.
+        assert_eq!(
+            next_backoff(Duration::from_millis(8), Duration::from_millis(5)),
+            Duration::from_millis(16)
+        );
+        assert_eq!(
+            next_backoff(LONGEST_BACKOFF, LONGEST_BACKOFF * 2),
+            FIRST_BACKOFF
+        );
     }
 
-    /// Lets this thread run on `cpu` only.
+    #[test]
+    fn a_try_sets_the_next_one_and_earlier_calls_do_nothing() {
+        super::move_off();
+        let next = NEXT_TRY.with(Cell::get).expect("a try sets its next");
+        assert!(next > Instant::now() - FIRST_BACKOFF);
+        // Calls before that turn leave it as it is.
+        while Instant::now() < next {
+            super::move_off();
+            if Instant::now() < next {
+                assert_eq!(NEXT_TRY.with(Cell::get), Some(next));
+            }
+        }
+    }
+
+    #[test]
+    fn only_teams_with_no_more_threads_than_cpus_move() {
+        use super::super::{WaitPolicy, Waiter};
+        assert!(Waiter::new(WaitPolicy::Adaptive, 1).moves);
+        assert!(!Waiter::new(WaitPolicy::Adaptive, usize::MAX).moves);
+        assert!(!Waiter::spin_only().moves);
+    }
+
+    /// Lets this thread run on `cpu` only (below `CPU_SETSIZE`).
     fn pin_here(cpu: usize) {
+        assert!(cpu < libc::CPU_SETSIZE as usize);
         // SAFETY: a zeroed `cpu_set_t` is an empty set.
         let mut set: libc::cpu_set_t = unsafe { core::mem::zeroed() };
-        // SAFETY: `cpu` is below the set's size (checked by the caller).
+        // SAFETY: `cpu` is below the set's size (asserted above).
         unsafe { libc::CPU_SET(cpu, &mut set) };
         // SAFETY: `set` is a valid `cpu_set_t` of the size passed.
         let pinned = unsafe { libc::sched_setaffinity(0, core::mem::size_of_val(&set), &set) };
         assert_eq!(pinned, 0, "sched_setaffinity");
     }
 
-    /// A waiter whose CPU it shares with a partner (both pinned to it, so
-    /// that it cannot move) sees the partner run in its `yield_now`, tries
-    /// to move off, cannot, and backs off.
+    /// A waiter whose CPU it shares with a partner (both pinned to it)
+    /// sees the partner run in its `yield_now`, and tries to move off.
     #[test]
-    fn a_waiter_stacked_with_a_partner_tries_to_move_and_backs_off() {
+    fn a_waiter_stacked_with_a_partner_tries_to_move() {
         use super::super::{WaitPolicy, Waiter};
         use std::sync::atomic::{AtomicBool, Ordering};
-        use std::time::Instant;
         // SAFETY: no arguments, no memory.
         let Ok(cpu) = usize::try_from(unsafe { libc::sched_getcpu() }) else {
             return; // the OS does not say
@@ -181,35 +212,21 @@ mod tests {
             });
             let waiter = scope.spawn(|| {
                 pin_here(cpu);
-                let waiter = Waiter::new(WaitPolicy::SpinThenPark(Duration::from_millis(20)), 2);
-                // Waits that never see their event, until a try to move has
-                // been made (its backoff doubled): the partner runs in
-                // their `yield_now` calls.
+                let waiter = Waiter::new(WaitPolicy::SpinThenPark(Duration::from_millis(20)), 1);
+                // Waits that never see their event, until a try to move
+                // has been made: the partner runs in their `yield_now`s.
                 let start = Instant::now();
-                while super::BACKOFF.with(core::cell::Cell::get) == FIRST_BACKOFF
+                while NEXT_TRY.with(Cell::get).is_none()
                     && start.elapsed() < Duration::from_secs(10)
                 {
                     assert!(!waiter.spin(|| false));
                 }
-                (super::BACKOFF.with(core::cell::Cell::get), super::marked())
+                NEXT_TRY.with(Cell::get)
             });
-            let (backoff, marked) = waiter.join().unwrap();
+            let tried = waiter.join();
+            // Before anything that may panic: the partner loops until then.
             done.store(true, Ordering::Relaxed);
-            assert!(marked, "the waiter saw its partner run in its yield_now");
-            // Each try found the CPU it cannot leave, and doubled the wait.
-            assert!(backoff > FIRST_BACKOFF, "the waiter tried to move");
+            assert!(tried.unwrap().is_some(), "the waiter tried to move");
         });
-    }
-
-    #[test]
-    fn a_try_sleeps_once_then_waits_its_backoff() {
-        // The first try sleeps; one right after it is too recent and
-        // returns at once, whether or not the first moved the thread.
-        super::move_off();
-        let start = std::time::Instant::now();
-        for _ in 0..1000 {
-            super::move_off();
-        }
-        assert!(start.elapsed() < FIRST_BACKOFF * 100);
     }
 }
