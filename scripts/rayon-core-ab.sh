@@ -39,9 +39,9 @@ awk "$MEDIAN_AWK"'
     { runs[$1 " " $2] = runs[$1 " " $2] " " $3; names[$2] = 1 }
     END {
         printf "| workload | rayon-core µs | tine rayon-core/ µs | ratio |\n|---|---:|---:|---:|\n"
-        split("fib30-serial fib30-1thread fib30 quicksort mergesort par_sort tree-serial tree-1thread tree joins calls calls-work factorial sum", order, " ")
+        split("fib30-serial fib30-1thread fib30 quicksort mergesort par_sort tree-serial tree-1thread tree joins calls calls-work calls-split factorial sum", order, " ")
         heavy["fib30"] = heavy["quicksort"] = heavy["mergesort"] = heavy["par_sort"] = heavy["tree"] = heavy["joins"] = heavy["factorial"] = 1
-        for (k = 1; k <= 14; k++) {
+        for (k = 1; k <= 15; k++) {
             name = order[k]
             if (!(name in names)) continue
             r = median(runs["rayon " name]); t = median(runs["tine " name])

@@ -255,6 +255,23 @@ fn main() {
             }),
         );
     }
+    if want("calls-split") {
+        // 200 calls from outside the pool, each a parallel loop over 100K
+        // `usize` in two halves of 50K (rayon-demo's `increment_all_min`):
+        // a call's round trip with both threads working.
+        let mut big = vec![0usize; 100 * 1024];
+        let half = big.len() / 2;
+        report(
+            "calls-split",
+            median_us(samples, || {
+                for _ in 0..200 {
+                    big.par_iter_mut()
+                        .with_min_len(half)
+                        .for_each(|p| *p = p.wrapping_add(1));
+                }
+            }),
+        );
+    }
     if want("factorial") {
         report(
             "factorial",
