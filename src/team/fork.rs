@@ -185,8 +185,9 @@ struct Joiner<'a, R: Deref<Target = Team>> {
 
 impl<R: Deref<Target = Team>> Joiner<'_, R> {
     /// Joins every team, takes its panics, and hands the teams back (the
-    /// others first: only the lead is the lock).
-    #[inline]
+    /// others first: only the lead is the lock). Always inlined: it is the
+    /// fork's join, on every fork's path.
+    #[inline(always)]
     fn join_all(&self) -> env::Panics {
         let mut panics = env::Panics::new();
         if self.others.is_empty() {
