@@ -38,10 +38,7 @@ pub(crate) unsafe fn spawn_worker_thread(
     setup: Option<WorkerSetup>,
     on_exit: Option<WorkerHandler>,
 ) -> Result<JoinHandle<()>, Error> {
-    let mut builder = std::thread::Builder::new().name(name);
-    if let Some(bytes) = stack_size {
-        builder = builder.stack_size(bytes);
-    }
+    let builder = thread_builder(name, stack_size);
     let team = Arc::clone(team);
     let spawn_error = |source| Error::Spawn {
         index: thread_index,
@@ -103,6 +100,17 @@ pub(crate) fn thread_name(prefix: &str, index: usize) -> String {
     let mut name = String::from(&prefix[..keep]);
     name.push_str(&suffix);
     name
+}
+
+/// A thread builder with `name` and, if given, `stack_size`: how every
+/// thread a pool starts itself is made (its workers, its serving thread and
+/// that thread's relief threads).
+pub(crate) fn thread_builder(name: String, stack_size: Option<usize>) -> std::thread::Builder {
+    let builder = std::thread::Builder::new().name(name);
+    match stack_size {
+        Some(bytes) => builder.stack_size(bytes),
+        None => builder,
+    }
 }
 
 #[cfg(all(test, not(loom)))]

@@ -90,8 +90,8 @@ impl Injected {
 /// runs it) and is alive (a call's owner waits for its `done` flag; a
 /// spawned job frees itself).
 pub(crate) unsafe fn run(job: *const Injected, worker: &Worker) {
-    // SAFETY: alive by the contract; `execute` never changes.
-    unsafe { ((*job).execute)(job, worker) };
+    // SAFETY: as this function's.
+    unsafe { run_alone(job, worker) };
     // The job is not touched again: only the pool's counts and bell.
     let nest = worker.nest();
     if nest.injector.finished() {
@@ -100,13 +100,14 @@ pub(crate) unsafe fn run(job: *const Injected, worker: &Worker) {
     }
 }
 
-/// Runs a job popped by [`Injector::pop_spawned`] (not counted as
-/// running) with `worker`, a relief thread's serial worker.
+/// Runs a popped job, and nothing else: for one popped by
+/// [`Injector::pop_spawned`] (not counted as running) with `worker`, a
+/// relief thread's serial worker. [`run`] adds the pool's count and bell.
 ///
 /// # Safety
 /// As [`run`].
 pub(crate) unsafe fn run_alone(job: *const Injected, worker: &Worker) {
-    // SAFETY: as this function's; `execute` never changes.
+    // SAFETY: alive by the contract; `execute` never changes.
     unsafe { ((*job).execute)(job, worker) };
 }
 
@@ -322,7 +323,8 @@ impl Injector {
         self.pop_first(true)
     }
 
-    /// Takes the frontmost job that is `spawned` (else the frontmost call).
+    /// Takes the frontmost job whose kind is `spawned` (a spawned job if
+    /// true, a call if false), if any.
     /// A call is counted as running; a spawned job, for a relief thread,
     /// is not: it offers no region work, so none waits for it.
     fn pop_first(&self, spawned: bool) -> Option<*const Injected> {

@@ -34,6 +34,7 @@ use crate::nest::inject::run_alone;
 use crate::nest::region::serial;
 use crate::nest::Nest;
 use crate::sync::{AtomicUsize, Ordering};
+use crate::threads::thread_builder;
 use std::string::String;
 use std::sync::Arc;
 
@@ -76,10 +77,7 @@ impl Relief {
         if progress && self.counts.alive.load(Ordering::Relaxed) != 0 {
             return;
         }
-        let mut builder = std::thread::Builder::new().name(self.name.clone());
-        if let Some(bytes) = self.stack_size {
-            builder = builder.stack_size(bytes);
-        }
+        let builder = thread_builder(self.name.clone(), self.stack_size);
         let (nest, counts) = (Arc::clone(nest), Arc::clone(&self.counts));
         self.counts.alive.fetch_add(1, Ordering::Relaxed);
         let started = builder.spawn(move || {

@@ -34,7 +34,7 @@ use crate::nest::region::enter_serving;
 use crate::nest::worker::Worker;
 use crate::nest::Nest;
 use crate::team::Team;
-use crate::threads::WorkerHandler;
+use crate::threads::{thread_builder, WorkerHandler};
 use std::string::String;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -50,10 +50,7 @@ pub(crate) fn start(
     on_exit: Option<WorkerHandler>,
 ) -> Result<JoinHandle<()>, Error> {
     let relief = Relief::new(name.clone(), stack_size);
-    let mut builder = std::thread::Builder::new().name(name);
-    if let Some(bytes) = stack_size {
-        builder = builder.stack_size(bytes);
-    }
+    let builder = thread_builder(name, stack_size);
     let shared = Arc::clone(nest);
     let (team, nest) = (Arc::clone(team), Arc::clone(nest));
     let server = builder
