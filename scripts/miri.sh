@@ -104,6 +104,9 @@ second_half() {
     # queue's links, the done flag) and spawned jobs (boxed, counted, freed
     # by their runner), with a panic crossing back to the caller.
     miri stacked check --test many_callers -- a_call_made_during a_panic_in_a_handed_over_call
+    # The order queued calls run in: their own list's links, kept with
+    # the queue's through pops and take-backs.
+    miri stacked check --lib nest::inject::order
     miri stacked check --test spawn -- every_job_runs jobs_spawned_by_jobs a_panic_goes_to_the_handler
     # A thread's mail: per-thread jobs posted from a region's tasks (stack
     # jobs of a broadcast, boxed ones of spawn_broadcast), run by their

@@ -35,8 +35,25 @@ fn fib(n: u64) -> u64 {
 
 #[test]
 fn eight_callers_of_a_two_thread_pool_all_finish_with_the_right_results() {
+    eight_callers(patient_pool(2));
+}
+
+/// The same with newest calls first (`call_patience`): every call still
+/// finishes, none lost or run twice between the two orders.
+#[test]
+fn eight_callers_finish_with_newest_calls_first() {
+    let pool = ThreadPool::builder()
+        .threads(2)
+        .busy_wait(Duration::from_secs(60))
+        .call_patience(Duration::from_millis(2))
+        .build()
+        .expect("a pool");
+    eight_callers(pool);
+}
+
+fn eight_callers(pool: ThreadPool) {
     within(LIMIT, || {
-        let pool = Arc::new(patient_pool(2));
+        let pool = Arc::new(pool);
         let callers: Vec<_> = (0..8u64)
             .map(|client| {
                 let pool = Arc::clone(&pool);

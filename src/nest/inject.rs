@@ -5,9 +5,10 @@
 //! (`pool/serve.rs`) or an idle thread of a running region takes it.
 //!
 //! Two kinds of job enter it:
-//! - a blocked call ([`CallJob`]): a `join`, `scope` or parallel-iterator
-//!   call from a thread outside the pool, on that thread's stack, which
-//!   waits until the job is done (or takes it back, see below);
+//! - a blocked call ([`CallJob`](call::CallJob), `inject/call.rs`): a
+//!   `join`, `scope` or parallel-iterator call from a thread outside the
+//!   pool, on that thread's stack, which waits until the job is done (or
+//!   takes it back, see below);
 //! - a detached job ([`SpawnJob`](spawned::SpawnJob), `inject/spawned.rs`):
 //!   `spawn`'s `'static` closure, boxed, counted until it has run, so that
 //!   the pool drops only after it.
@@ -15,8 +16,13 @@
 //! # Protocol
 //!
 //! The queue is an intrusive doubly linked list under a [`SpinLock`];
-//! `queued` mirrors its length for lock-free checks (a hint). A job is in
-//! the queue from its push until exactly one of:
+//! `queued` mirrors its length for lock-free checks (a hint). Calls are
+//! also linked, in the order they came, in a list of their own
+//! (`inject/order.rs`), which picks the call to run when the queue's front
+//! job is a call: the oldest, or, on a pool with a patience, the newest
+//! until the oldest has waited that long (a spawned job behind a call then
+//! waits for newer calls too, as long). A job is in the queue from its push
+//! until exactly one of:
 //! - a runner pops it (under the lock), then runs it;
 //! - its owner removes it (under the lock, [`Injector::take_back`]) and
 //!   runs it itself: a blocked call whose wait passed the pool's bound,
@@ -30,8 +36,8 @@
 //!
 //! # Invariants
 //!
-//! - `prev`, `next` and `queued` of a job are touched only under the lock
-//!   while the job is linked.
+//! - `prev`, `next` and `linked` of a job, and a call's links in the
+//!   calls' list, are touched only under the lock while the job is linked.
 //! - `queued` and `queued_calls` (the counts) change only under the lock.
 //! - Only the serving thread's region runs spawned jobs, and relief
 //!   threads while another region holds the team past the busy wait
@@ -40,18 +46,20 @@
 //! - A push rings the pool's bells after the job is linked: the serving
 //!   thread's (`serve_bell`) and the regions' (`Nest::bell`), whose
 //!   sleepers check [`Injector::is_empty`] after announcing themselves.
-//!
-//! The file stays whole (a little over ~450 lines): the queue, its counts
-//! and the calls it carries are one protocol, whose invariants are the
-//! ones stated above.
 
 use super::worker::Worker;
-use crate::sync::{AtomicBool, AtomicUsize, Ordering, UnsafeCell};
-use crate::wait::woken::{Runner, Woken};
+use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use crate::wait::{Doorbell, SpinLock};
 use core::cell::Cell;
 use core::ptr;
+use core::time::Duration;
+use links::Ends;
+use order::{Calls, Patience};
+use std::time::Instant;
 
+pub(crate) mod call;
+mod links;
+pub(crate) mod order;
 pub(crate) mod spawned;
 
 /// What every injected job starts with (`repr(C)`: a job's address is its
@@ -69,6 +77,12 @@ pub(crate) struct Injected {
     /// (or a relief thread) runs; a call (`CallJob`) any region's idle
     /// thread may take.
     spawned: bool,
+    /// A call's links in the list of queued calls (`order.rs`; under the
+    /// lock, while linked).
+    call_prev: Cell<*const Injected>,
+    call_next: Cell<*const Injected>,
+    /// When a call was queued (`order.rs`; under the lock).
+    queued_at: Cell<Option<Instant>>,
 }
 
 impl Injected {
@@ -79,6 +93,9 @@ impl Injected {
             next: Cell::new(ptr::null()),
             linked: Cell::new(false),
             spawned,
+            call_prev: Cell::new(ptr::null()),
+            call_next: Cell::new(ptr::null()),
+            queued_at: Cell::new(None),
         }
     }
 }
@@ -111,10 +128,15 @@ pub(crate) unsafe fn run_alone(job: *const Injected, worker: &Worker) {
     unsafe { ((*job).execute)(job, worker) };
 }
 
-/// The queue's ends.
+/// The queue's ends, and its calls in their own list.
 struct Queue {
-    head: *const Injected,
-    tail: *const Injected,
+    jobs: Ends,
+    calls: Calls,
+}
+
+/// The queue's links in a job.
+fn queue_links(job: &Injected) -> (&Cell<*const Injected>, &Cell<*const Injected>) {
+    (&job.prev, &job.next)
 }
 
 // SAFETY: the pointers are followed only under the injector's lock, and the
@@ -137,14 +159,16 @@ pub(crate) struct Injector {
     started: AtomicBool,
     /// The pool's serving thread parks here.
     pub(crate) serve_bell: Doorbell,
+    /// How long a queued call may wait behind newer ones (`order.rs`).
+    patience: Patience,
 }
 
 impl Injector {
     pub(crate) fn new() -> Self {
         Injector {
             queue: SpinLock::new(Queue {
-                head: ptr::null(),
-                tail: ptr::null(),
+                jobs: Ends::new(),
+                calls: Calls::new(),
             }),
             queued: AtomicUsize::new(0),
             queued_calls: AtomicUsize::new(0),
@@ -152,6 +176,7 @@ impl Injector {
             spawned: AtomicUsize::new(0),
             started: AtomicBool::new(false),
             serve_bell: Doorbell::new(),
+            patience: Patience::new(),
         }
     }
 
@@ -159,6 +184,11 @@ impl Injector {
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.queued.load(Ordering::Relaxed) == 0
+    }
+
+    /// Whether two or more calls are queued (a hint: Relaxed).
+    fn many_calls(&self) -> bool {
+        self.queued_calls.load(Ordering::Relaxed) >= 2
     }
 
     /// Whether no call is queued (spawned jobs aside; a hint: Relaxed).
@@ -212,36 +242,46 @@ impl Injector {
         self.spawned.load(Ordering::Acquire) != 0
     }
 
+    /// Bounds how long a queued call waits behind newer ones by the pool's
+    /// busy wait (`order.rs`).
+    pub(crate) fn set_busy_wait(&mut self, busy_wait: Duration) {
+        self.patience.set_busy_wait(busy_wait);
+    }
+
+    /// Sets how long a queued call may wait behind newer ones (`order.rs`).
+    pub(crate) fn set_call_patience(&mut self, patience: Duration) {
+        self.patience.set(patience);
+    }
+
+    /// The time to order calls by, if the pool orders them by time and
+    /// (`many`) two or more calls may be queued (a hint); read before the
+    /// lock is taken.
+    fn clock(&self, many: bool) -> Option<Instant> {
+        (many && !self.patience.get().is_zero()).then(Instant::now)
+    }
+
     /// Links `job` at the front (runs next) or the back (runs after every
-    /// queued job). The caller rings the bells afterwards.
+    /// queued job); a call always goes to the back, and among calls the
+    /// order is `order.rs`'s. The caller rings the bells afterwards.
     ///
     /// # Safety
     /// `job` is alive and unlinked, and stays alive until it is popped and
     /// run, or taken back by its owner.
     pub(crate) unsafe fn push(&self, job: *const Injected, front: bool) {
+        // SAFETY: alive by the contract.
+        let call = !unsafe { (*job).spawned };
+        debug_assert!(!(call && front), "a call goes to the back");
+        let now = if call { self.clock(true) } else { None };
         self.queue.with(|queue| {
             // SAFETY: alive by the contract; links touched under the lock.
             let header = unsafe { &*job };
             header.linked.set(true);
-            if front {
-                header.prev.set(ptr::null());
-                header.next.set(queue.head);
-                // SAFETY: linked jobs are alive.
-                match unsafe { queue.head.as_ref() } {
-                    Some(head) => head.prev.set(job),
-                    None => queue.tail = job,
-                }
-                queue.head = job;
-            } else {
-                header.next.set(ptr::null());
-                header.prev.set(queue.tail);
-                // SAFETY: linked jobs are alive.
-                match unsafe { queue.tail.as_ref() } {
-                    Some(tail) => tail.next.set(job),
-                    None => queue.head = job,
-                }
-                queue.tail = job;
+            if call {
+                // SAFETY: a call, alive, not yet in the list.
+                unsafe { queue.calls.push(job, now) };
             }
+            // SAFETY: alive and unlinked by the contract; under the lock.
+            unsafe { queue.jobs.push(job, front, queue_links) };
             self.queued.fetch_add(1, Ordering::Relaxed);
             if !header.spawned {
                 self.queued_calls.fetch_add(1, Ordering::Relaxed);
@@ -257,18 +297,13 @@ impl Injector {
         // SAFETY: linked, so alive by the contract; links touched under the
         // lock.
         let header = unsafe { &*job };
-        let (prev, next) = (header.prev.get(), header.next.get());
-        // SAFETY: as above.
-        match unsafe { prev.as_ref() } {
-            Some(prev) => prev.next.set(next),
-            None => queue.head = next,
-        }
-        // SAFETY: as above.
-        match unsafe { next.as_ref() } {
-            Some(next) => next.prev.set(prev),
-            None => queue.tail = prev,
-        }
+        // SAFETY: linked, by the contract.
+        unsafe { queue.jobs.unlink(job, queue_links) };
         header.linked.set(false);
+        if !header.spawned {
+            // SAFETY: a linked call is in the calls' list.
+            unsafe { queue.calls.unlink(job) };
+        }
         // Release: pairs with the Acquire load in `is_idle`, so a pop's
         // count of `running` is seen with its decrement.
         self.queued.fetch_sub(1, Ordering::Release);
@@ -277,18 +312,24 @@ impl Injector {
         }
     }
 
-    /// Takes the front job, if any; the caller runs it ([`run`]).
+    /// Takes the front job, if any, or, if the front job is a call, the
+    /// call `order.rs` picks; the caller runs it ([`run`]).
     pub(crate) fn pop(&self) -> Option<*const Injected> {
         if self.is_empty() {
             return None;
         }
+        let (now, patience) = (self.clock(self.many_calls()), self.patience.get());
         self.queue.with(|queue| {
-            let job = queue.head;
-            if job.is_null() {
-                return None;
-            }
+            // SAFETY: linked jobs are alive; read under the lock.
+            let job = match unsafe { queue.jobs.first.as_ref() } {
+                None => return None,
+                Some(first) if first.spawned => queue.jobs.first,
+                // A call in front: the calls' list holds it at least.
+                Some(_) => queue.calls.pick(now, patience).unwrap_or(queue.jobs.first),
+            };
             self.count_running();
-            // SAFETY: the head of the locked list: linked.
+            // SAFETY: the front job, or a call of the calls' list (the
+            // queued calls): linked either way.
             unsafe { self.unlink(queue, job) };
             Some(job)
         })
@@ -302,14 +343,21 @@ impl Injector {
         self.running.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Takes the frontmost call, if any, leaving spawned jobs queued: for a
-    /// caller's region, whose end must not wait for a detached job (which
-    /// may itself wait for that caller).
+    /// Takes the call `order.rs` picks, if any, leaving spawned jobs
+    /// queued: for a caller's region, whose end must not wait for a
+    /// detached job (which may itself wait for that caller).
     pub(crate) fn pop_call(&self) -> Option<*const Injected> {
         if self.has_no_calls() {
             return None;
         }
-        self.pop_first(false)
+        let (now, patience) = (self.clock(self.many_calls()), self.patience.get());
+        self.queue.with(|queue| {
+            let job = queue.calls.pick(now, patience)?;
+            self.count_running();
+            // SAFETY: a queued call: linked.
+            unsafe { self.unlink(queue, job) };
+            Some(job)
+        })
     }
 
     /// Whether spawned jobs are queued (a hint: Relaxed).
@@ -318,24 +366,14 @@ impl Injector {
     }
 
     /// Takes the frontmost spawned job, if any, leaving calls queued: for
-    /// a relief thread (`pool/relief.rs`), which runs it alone.
+    /// a relief thread (`pool/relief.rs`), which runs it alone. It is not
+    /// counted as running: it offers no region work, so none waits for it.
     pub(crate) fn pop_spawned(&self) -> Option<*const Injected> {
-        self.pop_first(true)
-    }
-
-    /// Takes the frontmost job whose kind is `spawned` (a spawned job if
-    /// true, a call if false), if any.
-    /// A call is counted as running; a spawned job, for a relief thread,
-    /// is not: it offers no region work, so none waits for it.
-    fn pop_first(&self, spawned: bool) -> Option<*const Injected> {
         self.queue.with(|queue| {
-            let mut job = queue.head;
+            let mut job = queue.jobs.first;
             // SAFETY: linked jobs are alive; links read under the lock.
             while let Some(header) = unsafe { job.as_ref() } {
-                if header.spawned == spawned {
-                    if !spawned {
-                        self.count_running();
-                    }
+                if header.spawned {
                     // SAFETY: reached through the locked list: linked.
                     unsafe { self.unlink(queue, job) };
                     return Some(job);
@@ -361,114 +399,5 @@ impl Injector {
             unsafe { self.unlink(queue, job) };
             true
         })
-    }
-}
-
-/// A blocked call's job, on the caller's stack: the call, the room for its
-/// result, and the flag its caller waits for.
-#[repr(C)]
-pub(crate) struct CallJob<F, R> {
-    header: Injected,
-    func: UnsafeCell<Option<F>>,
-    result: UnsafeCell<Option<std::thread::Result<R>>>,
-    /// Set (Release) by the runner as its last touch of the job.
-    done: AtomicBool,
-    /// Whether the runner counted the caller as woken (`wait/woken.rs`):
-    /// written before `done`, read after it.
-    woken: AtomicBool,
-    /// The caller's thread, woken once `done` is set.
-    caller: std::thread::Thread,
-}
-
-impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
-    /// A job for `func`, owned by the calling thread.
-    pub(crate) fn new(func: F) -> Self {
-        CallJob {
-            header: Injected::new(Self::execute, false),
-            func: UnsafeCell::new(Some(func)),
-            result: UnsafeCell::new(None),
-            done: AtomicBool::new(false),
-            woken: AtomicBool::new(false),
-            caller: std::thread::current(),
-        }
-    }
-
-    /// The header to push; the job must not move until it is done or
-    /// taken back.
-    pub(crate) fn header(&self) -> *const Injected {
-        (self as *const Self).cast()
-    }
-
-    /// Whether a runner has finished the job.
-    pub(crate) fn is_done(&self) -> bool {
-        // Acquire: pairs with the Release store in `execute`, so the
-        // result is the caller's.
-        self.done.load(Ordering::Acquire)
-    }
-
-    /// The closure back, for the caller to run itself.
-    ///
-    /// # Safety
-    /// The job was taken back (no runner has or will touch it); once.
-    pub(crate) unsafe fn take_func(&self) -> F {
-        // SAFETY: by the contract, no one else touches the job.
-        let func = self.func.with_mut(|func| unsafe { (*func).take() });
-        func.expect("a call job's closure is taken once")
-    }
-
-    /// The runner's result.
-    ///
-    /// # Safety
-    /// [`CallJob::is_done`] returned true; once.
-    pub(crate) unsafe fn take_result(&self) -> std::thread::Result<R> {
-        // SAFETY: the runner wrote it before its Release store of `done`,
-        // which the caller's Acquire load saw; the runner is gone.
-        let result = self.result.with_mut(|result| unsafe { (*result).take() });
-        // Relaxed: ordered by `done` (the runner's Release store, the
-        // caller's Acquire load).
-        if self.woken.load(Ordering::Relaxed) {
-            // The caller runs again: spinners need not give way for it.
-            Woken::end();
-        }
-        result.expect("a finished call job left its result")
-    }
-
-    /// # Safety
-    /// As [`run`], for a `CallJob<F, R>`.
-    unsafe fn execute(this: *const Injected, worker: &Worker) {
-        let job = this.cast::<Self>();
-        // Popped, so ours until `done`; fields reached through the raw
-        // pointer, no reference outliving its statement.
-        // SAFETY: as just said.
-        let func = unsafe { (*job).func.with_mut(|func| (*func).take()) };
-        let runner = Runner::start();
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            func.map(|func| func(worker))
-        }));
-        let result = match result {
-            Ok(Some(value)) => Ok(value),
-            Ok(None) => unreachable!("a popped call job still holds its closure"),
-            Err(payload) => Err(payload),
-        };
-        // SAFETY: as above.
-        unsafe { (*job).result.with_mut(|slot| *slot = Some(result)) };
-        // Our own handle on the caller: the job may be freed as soon as
-        // `done` is seen.
-        // SAFETY: as above.
-        let caller = unsafe { (*job).caller.clone() };
-        // SAFETY: the field is reached through the raw pointer.
-        let done = unsafe { ptr::addr_of!((*job).done) };
-        // Counted before the store, so the caller's `take_result` ends it.
-        let woken = runner.finish();
-        // Relaxed: published by the Release store of `done` below.
-        // SAFETY: as above.
-        unsafe { (*job).woken.store(woken, Ordering::Relaxed) };
-        // Release: pairs with the Acquire load in `is_done`. The caller may
-        // free the job as soon as it sees the store (the argument of
-        // `Arc::drop`, as for `job.rs`'s latch); nothing after it touches
-        // the job.
-        // SAFETY: alive until this store lands, as argued.
-        unsafe { (*done).store(true, Ordering::Release) };
-        caller.unpark();
     }
 }

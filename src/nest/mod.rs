@@ -300,6 +300,13 @@ impl Nest {
     /// [`Nest::busy_wait`]).
     pub(crate) fn set_busy_wait(&mut self, limit: Duration) {
         self.busy_wait = limit;
+        self.injector.set_busy_wait(limit);
+    }
+
+    /// Sets how long a handed-over call may wait behind newer ones
+    /// (`inject/order.rs`).
+    pub(crate) fn set_call_patience(&mut self, patience: Duration) {
+        self.injector.set_call_patience(patience);
     }
 
     /// Sets where spawned jobs' panics go.

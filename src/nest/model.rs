@@ -10,7 +10,8 @@
 //! parked thread is never woken.
 
 use super::broadcast::Posted;
-use super::inject::{self, CallJob};
+use super::inject;
+use super::inject::call::CallJob;
 use super::job::{run, Header, StackJob};
 use super::worker::Worker;
 use super::{Nest, Slot};

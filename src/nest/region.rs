@@ -3,7 +3,7 @@
 //! own team. Which pool a call enters is the pool layer's choice
 //! (`pool/entry.rs`).
 
-use super::inject::CallJob;
+use super::inject::call::CallJob;
 use super::looks::Looks;
 use super::worker::Worker;
 use super::Nest;

@@ -37,6 +37,7 @@ pub struct Builder {
     stack_size: Option<usize>,
     wait_policy: WaitPolicy,
     busy_wait: core::time::Duration,
+    call_patience: core::time::Duration,
     #[cfg(feature = "numa")]
     pin: Option<(crate::numa::Topology, crate::numa::Pin)>,
     #[cfg(feature = "numa")]
@@ -65,6 +66,7 @@ impl core::fmt::Debug for Builder {
             .field("stack_size", &self.stack_size)
             .field("wait_policy", &self.wait_policy)
             .field("busy_wait", &self.busy_wait)
+            .field("call_patience", &self.call_patience)
             .field("on_start", &self.on_start.is_some())
             .field("on_exit", &self.on_exit.is_some())
             .finish_non_exhaustive()
@@ -80,6 +82,7 @@ impl Default for Builder {
             stack_size: None,
             wait_policy: WaitPolicy::Adaptive,
             busy_wait: crate::team::DEFAULT_BUSY_WAIT,
+            call_patience: crate::nest::inject::order::DEFAULT_PATIENCE,
             #[cfg(feature = "numa")]
             pin: None,
             #[cfg(feature = "numa")]
@@ -174,6 +177,29 @@ impl Builder {
     /// ```
     pub fn busy_wait(mut self, limit: core::time::Duration) -> Self {
         self.busy_wait = limit;
+        self
+    }
+
+    /// How long a call handed over to the busy pool may wait while newer
+    /// calls run first (default zero: calls run in the order they came).
+    /// With a patience, calls that many threads hand over at once run
+    /// newest first, whose callers ran last and whose data is likeliest
+    /// still in the cache, until the oldest has waited this long; it runs
+    /// next (and a spawned job queued behind a call waits as long). For a
+    /// server whose callers' data together outgrow the cache: more
+    /// requests served, for a tail of latency near the patience. It is
+    /// capped at a quarter of [`Builder::busy_wait`], past which a caller
+    /// stops waiting and runs its call itself.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let pool = tine::ThreadPool::builder().call_patience(Duration::from_millis(4)).build()?;
+    /// # drop(pool);
+    /// # Ok::<(), tine::Error>(())
+    /// ```
+    pub fn call_patience(mut self, patience: core::time::Duration) -> Self {
+        self.call_patience = patience;
         self
     }
 

@@ -159,7 +159,7 @@ impl Worker {
 
 #[cfg(all(test, not(loom)))]
 mod tests {
-    use super::super::super::inject::CallJob;
+    use super::super::super::inject::call::CallJob;
     use super::super::super::job::StackJob;
     use super::super::super::stop::{stopped, watching};
     use super::super::super::Nest;

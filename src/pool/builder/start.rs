@@ -31,6 +31,7 @@ impl Builder {
         team.set_busy_wait(self.busy_wait);
         let mut nest = Nest::new(self.threads, waiter);
         nest.set_busy_wait(self.busy_wait);
+        nest.set_call_patience(self.call_patience);
         nest.set_panic_handler(self.panic_handler.clone());
         nest.hand_over_always = !self.caller_runs;
         // A one-thread team has no other thread to leave the jobs to.

@@ -1,0 +1,120 @@
+//! A blocked call's job ([`CallJob`]): a `join`, `scope` or
+//! parallel-iterator call from a thread outside the pool, on that thread's
+//! stack, which waits until a runner sets its `done` flag (or takes the job
+//! back). The queue that carries it, its protocol and the order calls run
+//! in are the parent module's (`inject.rs`, `inject/order.rs`).
+
+use super::super::worker::Worker;
+use super::Injected;
+use crate::sync::{AtomicBool, Ordering, UnsafeCell};
+use crate::wait::woken::{Runner, Woken};
+use core::ptr;
+
+/// A blocked call's job, on the caller's stack: the call, the room for its
+/// result, and the flag its caller waits for.
+#[repr(C)]
+pub(crate) struct CallJob<F, R> {
+    header: Injected,
+    func: UnsafeCell<Option<F>>,
+    result: UnsafeCell<Option<std::thread::Result<R>>>,
+    /// Set (Release) by the runner as its last touch of the job.
+    done: AtomicBool,
+    /// Whether the runner counted the caller as woken (`wait/woken.rs`):
+    /// written before `done`, read after it.
+    woken: AtomicBool,
+    /// The caller's thread, woken once `done` is set.
+    caller: std::thread::Thread,
+}
+
+impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
+    /// A job for `func`, owned by the calling thread.
+    pub(crate) fn new(func: F) -> Self {
+        CallJob {
+            header: Injected::new(Self::execute, false),
+            func: UnsafeCell::new(Some(func)),
+            result: UnsafeCell::new(None),
+            done: AtomicBool::new(false),
+            woken: AtomicBool::new(false),
+            caller: std::thread::current(),
+        }
+    }
+
+    /// The header to push; the job must not move until it is done or
+    /// taken back.
+    pub(crate) fn header(&self) -> *const Injected {
+        (self as *const Self).cast()
+    }
+
+    /// Whether a runner has finished the job.
+    pub(crate) fn is_done(&self) -> bool {
+        // Acquire: pairs with the Release store in `execute`, so the
+        // result is the caller's.
+        self.done.load(Ordering::Acquire)
+    }
+
+    /// The closure back, for the caller to run itself.
+    ///
+    /// # Safety
+    /// The job was taken back (no runner has or will touch it); once.
+    pub(crate) unsafe fn take_func(&self) -> F {
+        // SAFETY: by the contract, no one else touches the job.
+        let func = self.func.with_mut(|func| unsafe { (*func).take() });
+        func.expect("a call job's closure is taken once")
+    }
+
+    /// The runner's result.
+    ///
+    /// # Safety
+    /// [`CallJob::is_done`] returned true; once.
+    pub(crate) unsafe fn take_result(&self) -> std::thread::Result<R> {
+        // SAFETY: the runner wrote it before its Release store of `done`,
+        // which the caller's Acquire load saw; the runner is gone.
+        let result = self.result.with_mut(|result| unsafe { (*result).take() });
+        // Relaxed: ordered by `done` (the runner's Release store, the
+        // caller's Acquire load).
+        if self.woken.load(Ordering::Relaxed) {
+            // The caller runs again: spinners need not give way for it.
+            Woken::end();
+        }
+        result.expect("a finished call job left its result")
+    }
+
+    /// # Safety
+    /// As [`run`](super::run), for a `CallJob<F, R>`.
+    unsafe fn execute(this: *const Injected, worker: &Worker) {
+        let job = this.cast::<Self>();
+        // Popped, so ours until `done`; fields reached through the raw
+        // pointer, no reference outliving its statement.
+        // SAFETY: as just said.
+        let func = unsafe { (*job).func.with_mut(|func| (*func).take()) };
+        let runner = Runner::start();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            func.map(|func| func(worker))
+        }));
+        let result = match result {
+            Ok(Some(value)) => Ok(value),
+            Ok(None) => unreachable!("a popped call job still holds its closure"),
+            Err(payload) => Err(payload),
+        };
+        // SAFETY: as above.
+        unsafe { (*job).result.with_mut(|slot| *slot = Some(result)) };
+        // Our own handle on the caller: the job may be freed as soon as
+        // `done` is seen.
+        // SAFETY: as above.
+        let caller = unsafe { (*job).caller.clone() };
+        // SAFETY: the field is reached through the raw pointer.
+        let done = unsafe { ptr::addr_of!((*job).done) };
+        // Counted before the store, so the caller's `take_result` ends it.
+        let woken = runner.finish();
+        // Relaxed: published by the Release store of `done` below.
+        // SAFETY: as above.
+        unsafe { (*job).woken.store(woken, Ordering::Relaxed) };
+        // Release: pairs with the Acquire load in `is_done`. The caller may
+        // free the job as soon as it sees the store (the argument of
+        // `Arc::drop`, as for `job.rs`'s latch); nothing after it touches
+        // the job.
+        // SAFETY: alive until this store lands, as argued.
+        unsafe { (*done).store(true, Ordering::Release) };
+        caller.unpark();
+    }
+}
