@@ -19,9 +19,9 @@
 //! `queued` mirrors its length for lock-free checks (a hint). Calls are
 //! also linked, in the order they came, in a list of their own
 //! (`inject/order.rs`), which picks the call to run when the queue's front
-//! job is a call: the oldest, or, on a pool with a patience, the newest
-//! until the oldest has waited that long (a spawned job behind a call then
-//! waits for newer calls too, as long). A job is in the queue from its push
+//! job is a call: the newest until the oldest has waited the pool's
+//! patience, then the oldest (a spawned job behind a call then waits for
+//! newer calls too, as long; a patience of zero is arrival order). A job is in the queue from its push
 //! until exactly one of:
 //! - a runner pops it (under the lock), then runs it;
 //! - its owner removes it (under the lock, [`Injector::take_back`]) and
@@ -54,7 +54,7 @@ use core::cell::Cell;
 use core::ptr;
 use core::time::Duration;
 use links::Ends;
-use order::{Calls, Patience};
+use order::{CallTime, Calls, Patience};
 use std::time::Instant;
 
 pub(crate) mod call;
@@ -161,6 +161,8 @@ pub(crate) struct Injector {
     pub(crate) serve_bell: Doorbell,
     /// How long a queued call may wait behind newer ones (`order.rs`).
     patience: Patience,
+    /// The mean run time of recent calls, which scales the default patience.
+    call_time: CallTime,
 }
 
 impl Injector {
@@ -177,6 +179,7 @@ impl Injector {
             started: AtomicBool::new(false),
             serve_bell: Doorbell::new(),
             patience: Patience::new(),
+            call_time: CallTime::new(),
         }
     }
 
@@ -248,16 +251,23 @@ impl Injector {
         self.patience.set_busy_wait(busy_wait);
     }
 
-    /// Sets how long a queued call may wait behind newer ones (`order.rs`).
-    pub(crate) fn set_call_patience(&mut self, patience: Duration) {
+    /// Sets how long a queued call may wait behind newer ones (`order.rs`;
+    /// `None`: scaled by the calls' run time).
+    pub(crate) fn set_call_patience(&mut self, patience: Option<Duration>) {
         self.patience.set(patience);
     }
 
-    /// The time to order calls by, if the pool orders them by time and
-    /// (`many`) two or more calls may be queued (a hint); read before the
-    /// lock is taken.
-    fn clock(&self, many: bool) -> Option<Instant> {
-        (many && !self.patience.get().is_zero()).then(Instant::now)
+    /// A popped call ran for `took` (`call.rs`), for the scaled patience.
+    fn note_call(&self, took: Duration) {
+        self.call_time.note(took);
+    }
+
+    /// The patience in force (`order.rs`), and the time to order calls
+    /// by, if the patience is not zero and (`many`) two or more calls may be
+    /// queued (a hint); read before the lock is taken.
+    fn clock(&self, many: bool) -> (Option<Instant>, Duration) {
+        let patience = self.patience.get(&self.call_time);
+        ((many && !patience.is_zero()).then(Instant::now), patience)
     }
 
     /// Links `job` at the front (runs next) or the back (runs after every
@@ -271,7 +281,7 @@ impl Injector {
         // SAFETY: alive by the contract.
         let call = !unsafe { (*job).spawned };
         debug_assert!(!(call && front), "a call goes to the back");
-        let now = if call { self.clock(true) } else { None };
+        let now = if call { self.clock(true).0 } else { None };
         self.queue.with(|queue| {
             // SAFETY: alive by the contract; links touched under the lock.
             let header = unsafe { &*job };
@@ -318,7 +328,7 @@ impl Injector {
         if self.is_empty() {
             return None;
         }
-        let (now, patience) = (self.clock(self.many_calls()), self.patience.get());
+        let (now, patience) = self.clock(self.many_calls());
         self.queue.with(|queue| {
             // SAFETY: linked jobs are alive; read under the lock.
             let job = match unsafe { queue.jobs.first.as_ref() } {
@@ -350,7 +360,7 @@ impl Injector {
         if self.has_no_calls() {
             return None;
         }
-        let (now, patience) = (self.clock(self.many_calls()), self.patience.get());
+        let (now, patience) = self.clock(self.many_calls());
         self.queue.with(|queue| {
             let job = queue.calls.pick(now, patience)?;
             self.count_running();

@@ -304,8 +304,8 @@ impl Nest {
     }
 
     /// Sets how long a handed-over call may wait behind newer ones
-    /// (`inject/order.rs`).
-    pub(crate) fn set_call_patience(&mut self, patience: Duration) {
+    /// (`inject/order.rs`; `None`: scaled by the calls' run time).
+    pub(crate) fn set_call_patience(&mut self, patience: Option<Duration>) {
         self.injector.set_call_patience(patience);
     }
 

@@ -37,7 +37,8 @@ pub struct Builder {
     stack_size: Option<usize>,
     wait_policy: WaitPolicy,
     busy_wait: core::time::Duration,
-    call_patience: core::time::Duration,
+    /// `None`: scaled by the calls' run time (`nest/inject/order.rs`).
+    call_patience: Option<core::time::Duration>,
     #[cfg(feature = "numa")]
     pin: Option<(crate::numa::Topology, crate::numa::Pin)>,
     #[cfg(feature = "numa")]
@@ -82,7 +83,7 @@ impl Default for Builder {
             stack_size: None,
             wait_policy: WaitPolicy::Adaptive,
             busy_wait: crate::team::DEFAULT_BUSY_WAIT,
-            call_patience: crate::nest::inject::order::DEFAULT_PATIENCE,
+            call_patience: None,
             #[cfg(feature = "numa")]
             pin: None,
             #[cfg(feature = "numa")]
@@ -181,25 +182,28 @@ impl Builder {
     }
 
     /// How long a call handed over to the busy pool may wait while newer
-    /// calls run first (default zero: calls run in the order they came).
-    /// With a patience, calls that many threads hand over at once run
+    /// calls run first. Calls that many threads hand over at once run
     /// newest first, whose callers ran last and whose data is likeliest
-    /// still in the cache, until the oldest has waited this long; it runs
-    /// next (and a spawned job queued behind a call waits as long). For a
-    /// server whose callers' data together outgrow the cache: more
-    /// requests served, for a tail of latency near the patience. It is
-    /// capped at a quarter of [`Builder::busy_wait`], past which a caller
-    /// stops waiting and runs its call itself.
+    /// still in the cache, until the oldest has waited its patience; it
+    /// runs next (and a spawned job queued behind a call waits as long).
+    /// By default the patience is 16 times the mean run time of the pool's
+    /// recent calls: calls of microseconds run in nearly the order they
+    /// came, and a server whose callers' data together outgrow the cache
+    /// serves more requests, for a tail of latency of some 16 calls' time.
+    /// This sets a fixed patience instead; zero runs calls in the order
+    /// they came. Either is capped at a quarter of [`Builder::busy_wait`],
+    /// past which a caller stops waiting and runs its call itself.
     ///
     /// ```
     /// use std::time::Duration;
     ///
-    /// let pool = tine::ThreadPool::builder().call_patience(Duration::from_millis(4)).build()?;
+    /// // The shortest tail: calls in the order they came.
+    /// let pool = tine::ThreadPool::builder().call_patience(Duration::ZERO).build()?;
     /// # drop(pool);
     /// # Ok::<(), tine::Error>(())
     /// ```
     pub fn call_patience(mut self, patience: core::time::Duration) -> Self {
-        self.call_patience = patience;
+        self.call_patience = Some(patience);
         self
     }
 

@@ -115,23 +115,24 @@ impl Runner {
 
     /// The job is done, its result not yet published: counts its caller as
     /// woken unless the job was short. Returns whether it did, for the
-    /// caller's [`Woken::end`].
+    /// caller's [`Woken::end`], and how long the job ran (zero under loom).
     #[inline]
-    pub(crate) fn finish(self) -> bool {
+    pub(crate) fn finish(self) -> (bool, core::time::Duration) {
         #[cfg(not(loom))]
         {
-            if self.started.elapsed() < SHORT_CALL {
-                return false;
+            let took = self.started.elapsed();
+            if took < SHORT_CALL {
+                return (false, took);
             }
             // Relaxed: as in `Woken::end`.
             WOKEN.0.fetch_add(1, Ordering::Relaxed);
             // Relaxed: a test's tally, read after the calls have joined.
             #[cfg(test)]
             COUNTED.fetch_add(1, Ordering::Relaxed);
-            true
+            (true, took)
         }
         #[cfg(loom)]
-        false
+        (false, core::time::Duration::ZERO)
     }
 }
 

@@ -18,10 +18,10 @@
 //! - `SERVER_LEN`: `f64` elements per request (default 262144).
 //! - `SERVER_ROUNDS`: how many times each cell runs, alternating the
 //!   backends' order (default 1); the table shows each run.
-//! - `SERVER_BACKENDS`: comma-separated subset of `tine,rayon,tine-patience`
-//!   (default `tine,rayon`); `tine-patience` is tine with a
-//!   [`call_patience`](tine::Builder::call_patience) of 4 ms (newest calls
-//!   first).
+//! - `SERVER_BACKENDS`: comma-separated subset of `tine,rayon,tine-fifo`
+//!   (default `tine,rayon`); `tine-fifo` is tine with a
+//!   [`call_patience`](tine::Builder::call_patience) of zero (calls run in
+//!   the order they came).
 //!
 //! Both pools have their default size (one thread per CPU; `TINE_NUM_THREADS`
 //! and `RAYON_NUM_THREADS` change it).
@@ -105,9 +105,9 @@ fn child(spec: &str) {
     let len: usize = env_or("SERVER_LEN", 262_144);
     let request = match backend {
         "tine" => tine_request as fn(&[f64]) -> f64,
-        "tine-patience" => {
+        "tine-fifo" => {
             tine::ThreadPool::builder()
-                .call_patience(Duration::from_millis(4))
+                .call_patience(Duration::ZERO)
                 .build_global()
                 .expect("the global pool, built first");
             tine_request

@@ -105,7 +105,8 @@ impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
         // SAFETY: the field is reached through the raw pointer.
         let done = unsafe { ptr::addr_of!((*job).done) };
         // Counted before the store, so the caller's `take_result` ends it.
-        let woken = runner.finish();
+        let (woken, took) = runner.finish();
+        worker.nest().injector.note_call(took);
         // Relaxed: published by the Release store of `done` below.
         // SAFETY: as above.
         unsafe { (*job).woken.store(woken, Ordering::Relaxed) };

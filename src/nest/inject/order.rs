@@ -1,7 +1,5 @@
-//! Which queued call runs next ([`Calls`]): the oldest, unless the pool
-//! has a patience
-//! ([`Builder::call_patience`](crate::pool::Builder::call_patience)):
-//! then the newest, until the oldest has waited that long.
+//! Which queued call runs next ([`Calls`]): the newest, until the oldest
+//! has waited the pool's patience ([`Patience`]); then the oldest.
 //!
 //! Calls handed over by many threads at once (a server's clients, say)
 //! each bring their own data. Run oldest first, every call finds its data
@@ -12,7 +10,15 @@
 //! oldest call runs next once it has waited the patience, so no call waits
 //! behind newer ones for longer than that: the patience bounds what the
 //! order adds to the tail of the latency, and trades it for the cache.
-//! Arrival order is the default: the shortest tail.
+//!
+//! By default the patience scales with the calls ([`CallTime`]):
+//! [`SCALED_PATIENCE`] times the mean run time of the pool's recent calls.
+//! Calls of microseconds, whose data is small, run in nearly the order
+//! they came; calls of hundreds of microseconds, which stream enough data
+//! for the order to matter, wait a few milliseconds at most. A pool may
+//! set a fixed patience instead
+//! ([`Builder::call_patience`](crate::pool::Builder::call_patience)); zero
+//! is arrival order.
 //!
 //! # Invariants
 //!
@@ -21,20 +27,24 @@
 //!   injector's lock, with the injector's own list.
 //! - With a patience, a call's `queued_at` is the time read just before
 //!   its push took the lock (so times and order may differ by a lock's
-//!   wait); it is written under the lock.
+//!   wait); it is written under the lock. A call pushed while the patience
+//!   was zero has none, and counts as having waited it.
 //! - The patience is at most a quarter of the pool's busy wait, past which
 //!   a caller takes its call back: the order alone never holds a call that
 //!   long.
+//! - [`CallTime`] is a hint: two runners that finish at once may lose one
+//!   sample, and a model under loom (whose calls take no time) keeps none.
 
 use super::links::Ends;
 use super::Injected;
+#[cfg(not(loom))]
+use crate::sync::{AtomicUsize, Ordering};
 use core::cell::Cell;
 use core::time::Duration;
 use std::time::Instant;
 
-/// How long a call may wait behind newer ones by default: not at all
-/// (arrival order).
-pub(crate) const DEFAULT_PATIENCE: Duration = Duration::ZERO;
+/// The default patience, in mean run times of the pool's recent calls.
+const SCALED_PATIENCE: u32 = 16;
 
 /// The calls' list's links in a job.
 fn call_links(job: &Injected) -> (&Cell<*const Injected>, &Cell<*const Injected>) {
@@ -44,8 +54,8 @@ fn call_links(job: &Injected) -> (&Cell<*const Injected>, &Cell<*const Injected>
 /// A pool's patience: set while the pool is built, read without the lock.
 #[derive(Clone, Copy)]
 pub(super) struct Patience {
-    /// As set by the pool's builder.
-    wanted: Duration,
+    /// As set by the pool's builder; `None`: scaled ([`SCALED_PATIENCE`]).
+    wanted: Option<Duration>,
     /// A quarter of the pool's busy wait.
     bound: Duration,
 }
@@ -53,13 +63,13 @@ pub(super) struct Patience {
 impl Patience {
     pub(super) fn new() -> Self {
         Patience {
-            wanted: DEFAULT_PATIENCE,
+            wanted: None,
             bound: crate::team::DEFAULT_BUSY_WAIT / 4,
         }
     }
 
-    /// Sets the patience the pool asks for.
-    pub(super) fn set(&mut self, patience: Duration) {
+    /// Sets the patience the pool asks for (`None`: scaled).
+    pub(super) fn set(&mut self, patience: Option<Duration>) {
         self.wanted = patience;
     }
 
@@ -68,9 +78,65 @@ impl Patience {
         self.bound = busy_wait / 4;
     }
 
-    /// The patience in force.
-    pub(super) fn get(self) -> Duration {
-        self.wanted.min(self.bound)
+    /// The patience in force, given the pool's recent calls.
+    pub(super) fn get(self, calls: &CallTime) -> Duration {
+        let wanted = match self.wanted {
+            Some(wanted) => wanted,
+            None => calls.mean().saturating_mul(SCALED_PATIENCE),
+        };
+        wanted.min(self.bound)
+    }
+}
+
+/// The mean run time of a pool's recent calls, for the scaled patience: a
+/// moving average that gives each new call an eighth of the weight. A call
+/// counts as at most eight times the mean, so one outlier (a cold first
+/// run, a call that blocked) at most doubles it, and the next calls bring
+/// it back.
+pub(super) struct CallTime {
+    /// Nanoseconds, saturated; zero until a call has run.
+    #[cfg(not(loom))]
+    nanos: AtomicUsize,
+}
+
+impl CallTime {
+    /// No call timed yet.
+    pub(super) fn new() -> Self {
+        CallTime {
+            #[cfg(not(loom))]
+            nanos: AtomicUsize::new(0),
+        }
+    }
+
+    /// A call ran for `took`.
+    pub(super) fn note(&self, took: Duration) {
+        #[cfg(not(loom))]
+        {
+            let took = usize::try_from(took.as_nanos()).unwrap_or(usize::MAX);
+            // Relaxed: a hint (see the module head); no other data rides on it.
+            let mean = self.nanos.load(Ordering::Relaxed);
+            let mean = if mean == 0 {
+                took
+            } else {
+                mean - mean / 8 + took.min(mean.saturating_mul(8)) / 8
+            };
+            // Relaxed: as above.
+            self.nanos.store(mean, Ordering::Relaxed);
+        }
+        #[cfg(loom)]
+        let _ = took;
+    }
+
+    /// The mean so far (zero before the first call, and under loom).
+    pub(super) fn mean(&self) -> Duration {
+        #[cfg(not(loom))]
+        {
+            // Relaxed: as in `note`.
+            let nanos = self.nanos.load(Ordering::Relaxed);
+            Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
+        }
+        #[cfg(loom)]
+        Duration::ZERO
     }
 }
 
@@ -85,8 +151,8 @@ impl Calls {
         Calls { list: Ends::new() }
     }
 
-    /// Links `call` as the newest, queued at `now` (`None`: the pool has no
-    /// patience, and reads no clock).
+    /// Links `call` as the newest, queued at `now` (`None`: the pool's
+    /// patience is zero, and no clock was read).
     ///
     /// # Safety
     /// `call` is a call, alive and not in this list; under the lock.
@@ -131,6 +197,7 @@ mod tests {
     use super::super::super::worker::Worker;
     use super::super::call::CallJob;
     use super::super::{Injected, Injector};
+    use super::CallTime;
     use std::time::Duration;
     use std::vec::Vec;
 
@@ -156,13 +223,14 @@ mod tests {
         popped
     }
 
-    /// The patiences below are long enough that a test thread held off
-    /// its CPU for a while still sees the order it expects.
+    /// The patiences whose order the tests check are long enough that a
+    /// test thread held off its CPU for a while still sees the order it
+    /// expects.
     #[test]
     fn newest_call_first_until_the_oldest_has_waited_the_patience() {
         let mut injector = Injector::new();
         injector.set_busy_wait(Duration::MAX);
-        injector.set_call_patience(Duration::from_millis(200));
+        injector.set_call_patience(Some(Duration::from_millis(200)));
         assert_eq!(order(&injector, Duration::ZERO), [2, 1, 0]);
         // The first call waits the patience while the others are pushed:
         // it runs first, then the rest newest first.
@@ -170,18 +238,60 @@ mod tests {
     }
 
     #[test]
-    fn arrival_order_by_default_and_with_a_patience_of_zero() {
+    fn arrival_order_before_any_call_ran_and_with_a_patience_of_zero() {
         let mut injector = Injector::new();
+        // Scaled, with no call timed yet: zero.
         assert_eq!(order(&injector, Duration::ZERO), [0, 1, 2]);
-        injector.set_call_patience(Duration::from_secs(3600));
-        injector.set_call_patience(Duration::ZERO);
+        injector.set_call_patience(Some(Duration::from_secs(3600)));
+        injector.set_call_patience(Some(Duration::ZERO));
         assert_eq!(order(&injector, Duration::ZERO), [0, 1, 2]);
+    }
+
+    #[test]
+    fn the_default_patience_scales_with_the_calls_run_time() {
+        let mut injector = Injector::new();
+        injector.set_busy_wait(Duration::MAX);
+        // Calls of 12.5 ms: a patience of 200 ms.
+        injector.note_call(Duration::from_micros(12_500));
+        assert_eq!(injector.clock(false).1, Duration::from_millis(200));
+        assert_eq!(order(&injector, Duration::ZERO), [2, 1, 0]);
+        assert_eq!(order(&injector, Duration::from_millis(250)), [0, 2, 1]);
+        // Calls of 1 µs: about 16 µs.
+        for _ in 0..200 {
+            injector.note_call(Duration::from_micros(1));
+        }
+        let patience = injector.clock(false).1;
+        assert!(
+            (Duration::from_micros(16)..=Duration::from_nanos(16_200)).contains(&patience),
+            "{patience:?}"
+        );
+    }
+
+    #[test]
+    fn the_mean_call_time_moves_an_eighth_of_the_way_to_each_call() {
+        let time = CallTime::new();
+        assert_eq!(time.mean(), Duration::ZERO);
+        time.note(Duration::from_micros(800));
+        assert_eq!(time.mean(), Duration::from_micros(800));
+        time.note(Duration::ZERO);
+        assert_eq!(time.mean(), Duration::from_micros(700));
+        // An outlier counts as eight times the mean: 5.6 ms.
+        time.note(Duration::from_secs(1));
+        assert_eq!(time.mean(), Duration::from_nanos(612_500 + 700_000));
+        let time = CallTime::new();
+        time.note(Duration::from_secs(u64::MAX));
+        assert!(
+            time.mean() >= Duration::from_secs(1),
+            "saturated, not wrapped"
+        );
+        time.note(Duration::from_secs(u64::MAX));
+        assert!(time.mean() >= Duration::from_secs(1), "still saturated");
     }
 
     #[test]
     fn the_busy_wait_bounds_the_patience() {
         let mut injector = Injector::new();
-        injector.set_call_patience(Duration::from_secs(3600));
+        injector.set_call_patience(Some(Duration::from_secs(3600)));
         // A quarter of the busy wait: 200 ms.
         injector.set_busy_wait(Duration::from_millis(800));
         assert_eq!(order(&injector, Duration::from_millis(250)), [0, 2, 1]);
@@ -193,7 +303,7 @@ mod tests {
     fn calls_taken_back_or_popped_leave_the_order_consistent() {
         let mut injector = Injector::new();
         injector.set_busy_wait(Duration::MAX);
-        injector.set_call_patience(Duration::from_secs(3600));
+        injector.set_call_patience(Some(Duration::from_secs(3600)));
         let calls = [(); 4].map(|()| CallJob::new(|_: &Worker| ()));
         let headers: Vec<*const Injected> = calls.iter().map(CallJob::header).collect();
         for header in &headers {
