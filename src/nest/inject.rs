@@ -50,14 +50,16 @@
 use super::worker::Worker;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use crate::wait::{Doorbell, SpinLock};
+use call_time::CallTime;
 use core::cell::Cell;
 use core::ptr;
 use core::time::Duration;
 use links::Ends;
-use order::{CallTime, Calls, Patience};
+use order::{Calls, Patience};
 use std::time::Instant;
 
 pub(crate) mod call;
+pub(crate) mod call_time;
 mod links;
 pub(crate) mod order;
 pub(crate) mod spawned;
@@ -161,7 +163,8 @@ pub(crate) struct Injector {
     pub(crate) serve_bell: Doorbell,
     /// How long a queued call may wait behind newer ones (`order.rs`).
     patience: Patience,
-    /// The mean run time of recent calls, which scales the default patience.
+    /// The mean run time of recent calls, which scales the default patience
+    /// and a lone caller's yielding wait.
     call_time: CallTime,
 }
 
@@ -257,7 +260,18 @@ impl Injector {
         self.patience.set(patience);
     }
 
-    /// A popped call ran for `took` (`call.rs`), for the scaled patience.
+    /// How long a caller that just pushed its call waits for it yielding
+    /// its CPU before it parks (`inject/call_time.rs`): zero while other
+    /// calls are queued too.
+    pub(crate) fn yielding_wait(&self) -> Duration {
+        if self.many_calls() {
+            return Duration::ZERO;
+        }
+        self.call_time.yielding_wait()
+    }
+
+    /// A popped call ran for `took` (`call.rs`), for the scaled patience
+    /// and the callers' yielding wait.
     fn note_call(&self, took: Duration) {
         self.call_time.note(took);
     }

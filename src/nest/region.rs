@@ -196,7 +196,8 @@ fn enter_or<R, F: FnOnce(&Worker) -> R>(
 }
 
 /// Hands `root` to the busy team as an injected call and waits for it,
-/// parked: a thread of the team runs it with its own worker, inside the
+/// parked (after a short yielding wait, for a lone caller of short calls):
+/// a thread of the team runs it with its own worker, inside the
 /// region it runs (the pool's serving thread's, or a caller's). If no
 /// thread has taken it when the pool's busy-wait bound passes, the team may
 /// be held by a fork waiting for this very thread (a task's helper
@@ -207,6 +208,15 @@ fn hand_over<R: Send>(nest: &Nest, root: impl FnOnce(&Worker) -> R + Send) -> R 
     // done or taken back.
     unsafe { nest.injector.push(job.header(), false) };
     nest.ring_injected();
+    // A lone caller of short calls first waits yielding its CPU, which the
+    // spinner there gives back as the call ends (`inject/call_time.rs`).
+    #[cfg(not(loom))]
+    {
+        let wait = nest.injector.yielding_wait();
+        if !wait.is_zero() {
+            job.wait_yielding(wait);
+        }
+    }
     #[cfg(not(loom))]
     let deadline = std::time::Instant::now().checked_add(nest.busy_wait);
     #[cfg(loom)]

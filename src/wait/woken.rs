@@ -114,14 +114,16 @@ impl Runner {
     }
 
     /// The job is done, its result not yet published: counts its caller as
-    /// woken unless the job was short. Returns whether it did, for the
-    /// caller's [`Woken::end`], and how long the job ran (zero under loom).
+    /// woken unless the job was short and its caller is not `yielding` (it
+    /// waits yielding its CPU, not parked: any spinner on that CPU must
+    /// give it back). Returns whether it did, for the caller's
+    /// [`Woken::end`], and how long the job ran (zero under loom).
     #[inline]
-    pub(crate) fn finish(self) -> (bool, core::time::Duration) {
+    pub(crate) fn finish(self, yielding: bool) -> (bool, core::time::Duration) {
         #[cfg(not(loom))]
         {
             let took = self.started.elapsed();
-            if took < SHORT_CALL {
+            if took < SHORT_CALL && !yielding {
                 return (false, took);
             }
             // Relaxed: as in `Woken::end`.
@@ -132,7 +134,10 @@ impl Runner {
             (true, took)
         }
         #[cfg(loom)]
-        (false, core::time::Duration::ZERO)
+        {
+            let _ = yielding;
+            (false, core::time::Duration::ZERO)
+        }
     }
 }
 

@@ -22,6 +22,10 @@ pub(crate) struct CallJob<F, R> {
     /// Whether the runner counted the caller as woken (`wait/woken.rs`):
     /// written before `done`, read after it.
     woken: AtomicBool,
+    /// Set by the caller while it waits yielding its CPU, not parked
+    /// (`call_time.rs`): the runner then counts it as woken however short
+    /// the job, so that the spinner on its CPU gives it back.
+    yielding: AtomicBool,
     /// The caller's thread, woken once `done` is set.
     caller: std::thread::Thread,
 }
@@ -35,6 +39,7 @@ impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
             result: UnsafeCell::new(None),
             done: AtomicBool::new(false),
             woken: AtomicBool::new(false),
+            yielding: AtomicBool::new(false),
             caller: std::thread::current(),
         }
     }
@@ -50,6 +55,23 @@ impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
         // Acquire: pairs with the Release store in `execute`, so the
         // result is the caller's.
         self.done.load(Ordering::Acquire)
+    }
+
+    /// Polls the done flag, yielding the CPU between polls, for `wait` at
+    /// most (`call_time.rs`); whether the job is done.
+    #[cfg(not(loom))]
+    pub(crate) fn wait_yielding(&self, wait: core::time::Duration) -> bool {
+        // Relaxed: a hint to the runner (see the field).
+        self.yielding.store(true, Ordering::Relaxed);
+        let until = std::time::Instant::now() + wait;
+        let mut done = self.is_done();
+        while !done && std::time::Instant::now() < until {
+            std::thread::yield_now();
+            done = self.is_done();
+        }
+        // Relaxed: as above.
+        self.yielding.store(false, Ordering::Relaxed);
+        done
     }
 
     /// The closure back, for the caller to run itself.
@@ -105,7 +127,11 @@ impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
         // SAFETY: the field is reached through the raw pointer.
         let done = unsafe { ptr::addr_of!((*job).done) };
         // Counted before the store, so the caller's `take_result` ends it.
-        let (woken, took) = runner.finish();
+        // Relaxed: a hint; a caller that stopped yielding just now parks,
+        // and is woken below all the same.
+        // SAFETY: as above.
+        let yielding = unsafe { (*job).yielding.load(Ordering::Relaxed) };
+        let (woken, took) = runner.finish(yielding);
         worker.nest().injector.note_call(took);
         // Relaxed: published by the Release store of `done` below.
         // SAFETY: as above.

@@ -11,7 +11,7 @@
 //! behind newer ones for longer than that: the patience bounds what the
 //! order adds to the tail of the latency, and trades it for the cache.
 //!
-//! By default the patience scales with the calls ([`CallTime`]):
+//! By default the patience scales with the calls (`call_time.rs`):
 //! [`SCALED_PATIENCE`] times the mean run time of the pool's recent calls.
 //! Calls of microseconds, whose data is small, run in nearly the order
 //! they came; calls of hundreds of microseconds, which stream enough data
@@ -32,13 +32,10 @@
 //! - The patience is at most a quarter of the pool's busy wait, past which
 //!   a caller takes its call back: the order alone never holds a call that
 //!   long.
-//! - [`CallTime`] is a hint: two runners that finish at once may lose one
-//!   sample, and a model under loom (whose calls take no time) keeps none.
 
+use super::call_time::CallTime;
 use super::links::Ends;
 use super::Injected;
-#[cfg(not(loom))]
-use crate::sync::{AtomicUsize, Ordering};
 use core::cell::Cell;
 use core::time::Duration;
 use std::time::Instant;
@@ -85,58 +82,6 @@ impl Patience {
             None => calls.mean().saturating_mul(SCALED_PATIENCE),
         };
         wanted.min(self.bound)
-    }
-}
-
-/// The mean run time of a pool's recent calls, for the scaled patience: a
-/// moving average that gives each new call an eighth of the weight. A call
-/// counts as at most eight times the mean, so one outlier (a cold first
-/// run, a call that blocked) at most doubles it, and the next calls bring
-/// it back.
-pub(super) struct CallTime {
-    /// Nanoseconds, saturated; zero until a call has run.
-    #[cfg(not(loom))]
-    nanos: AtomicUsize,
-}
-
-impl CallTime {
-    /// No call timed yet.
-    pub(super) fn new() -> Self {
-        CallTime {
-            #[cfg(not(loom))]
-            nanos: AtomicUsize::new(0),
-        }
-    }
-
-    /// A call ran for `took`.
-    pub(super) fn note(&self, took: Duration) {
-        #[cfg(not(loom))]
-        {
-            let took = usize::try_from(took.as_nanos()).unwrap_or(usize::MAX);
-            // Relaxed: a hint (see the module head); no other data rides on it.
-            let mean = self.nanos.load(Ordering::Relaxed);
-            let mean = if mean == 0 {
-                took
-            } else {
-                mean - mean / 8 + took.min(mean.saturating_mul(8)) / 8
-            };
-            // Relaxed: as above.
-            self.nanos.store(mean, Ordering::Relaxed);
-        }
-        #[cfg(loom)]
-        let _ = took;
-    }
-
-    /// The mean so far (zero before the first call, and under loom).
-    pub(super) fn mean(&self) -> Duration {
-        #[cfg(not(loom))]
-        {
-            // Relaxed: as in `note`.
-            let nanos = self.nanos.load(Ordering::Relaxed);
-            Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
-        }
-        #[cfg(loom)]
-        Duration::ZERO
     }
 }
 
@@ -197,7 +142,6 @@ mod tests {
     use super::super::super::worker::Worker;
     use super::super::call::CallJob;
     use super::super::{Injected, Injector};
-    use super::CallTime;
     use std::time::Duration;
     use std::vec::Vec;
 
@@ -265,27 +209,6 @@ mod tests {
             (Duration::from_micros(16)..=Duration::from_nanos(16_200)).contains(&patience),
             "{patience:?}"
         );
-    }
-
-    #[test]
-    fn the_mean_call_time_moves_an_eighth_of_the_way_to_each_call() {
-        let time = CallTime::new();
-        assert_eq!(time.mean(), Duration::ZERO);
-        time.note(Duration::from_micros(800));
-        assert_eq!(time.mean(), Duration::from_micros(800));
-        time.note(Duration::ZERO);
-        assert_eq!(time.mean(), Duration::from_micros(700));
-        // An outlier counts as eight times the mean: 5.6 ms.
-        time.note(Duration::from_secs(1));
-        assert_eq!(time.mean(), Duration::from_nanos(612_500 + 700_000));
-        let time = CallTime::new();
-        time.note(Duration::from_secs(u64::MAX));
-        assert!(
-            time.mean() >= Duration::from_secs(1),
-            "saturated, not wrapped"
-        );
-        time.note(Duration::from_secs(u64::MAX));
-        assert!(time.mean() >= Duration::from_secs(1), "still saturated");
     }
 
     #[test]

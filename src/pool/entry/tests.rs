@@ -54,10 +54,7 @@ fn every_woken_caller_is_counted_off() {
                         pool.join(
                             || {
                                 // Long enough to count its caller.
-                                let start = Instant::now();
-                                while start.elapsed() < Duration::from_micros(20) {
-                                    std::hint::spin_loop();
-                                }
+                                busy_for(Duration::from_micros(20));
                                 assert!(call % 50 != client, "a call that panics");
                             },
                             || call,
@@ -72,6 +69,55 @@ fn every_woken_caller_is_counted_off() {
         crate::wait::woken::counted() > 0,
         "no call ran long enough to count its caller"
     );
+    every_woken_caller_ends();
+}
+
+/// A lone caller of short calls waits for each yielding its CPU before it
+/// parks (`nest/inject/call_time.rs`): every call still returns its own
+/// result, its panic still reaches the caller, and every caller the runner
+/// counted as woken is counted off, whichever way the caller waited.
+#[test]
+fn a_lone_caller_of_short_calls_waits_yielding_and_gets_every_result() {
+    let pool = ThreadPool::builder()
+        .threads(2)
+        .caller_runs(false)
+        .build()
+        .expect("a pool");
+    let before = crate::nest::inject::call_time::yielding_waits();
+    for call in 0..300u32 {
+        let ran = std::panic::catch_unwind(|| {
+            pool.join(
+                || {
+                    // Long enough for the yielding wait (2 µs or more).
+                    busy_for(Duration::from_micros(20));
+                    assert!(call % 100 != 99, "a call that panics");
+                    call
+                },
+                || call + 1,
+            )
+        });
+        match ran {
+            Ok((a, b)) => assert_eq!((a, b), (call, call + 1)),
+            Err(_) => assert_eq!(call % 100, 99),
+        }
+    }
+    assert!(
+        crate::nest::inject::call_time::yielding_waits() > before,
+        "no caller waited yielding"
+    );
+    every_woken_caller_ends();
+}
+
+/// Spins for `span`: a call's work.
+fn busy_for(span: Duration) {
+    let start = Instant::now();
+    while start.elapsed() < span {
+        std::hint::spin_loop();
+    }
+}
+
+/// Waits (20 s at most) until no caller counted as woken is left.
+fn every_woken_caller_ends() {
     let start = Instant::now();
     while crate::wait::woken::Woken::pending() {
         assert!(

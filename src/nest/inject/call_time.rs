@@ -1,0 +1,157 @@
+//! The mean run time of a pool's recent calls ([`CallTime`]), which the
+//! runners time: it scales the default patience of the calls' order
+//! (`order.rs`), and it tells a lone caller whether to wait for its call
+//! yielding its CPU rather than parked ([`CallTime::yielding_wait`]).
+//!
+//! Why a caller yields: a caller parked on its call is woken by the runner
+//! (a futex wake, an interrupt to the caller's CPU, and the scheduler's
+//! delay before it runs there), tens of microseconds on a busy machine, as
+//! much as a short call itself. A caller that yields between polls of its
+//! call's done flag (`call.rs`) hands its CPU to the pool's threads
+//! meanwhile, and gets it back as the call ends: the runner counts it as
+//! woken (`wait/woken.rs`), and the spinner on its CPU gives way. It yields
+//! only while no other call is queued (many callers park, so that the
+//! threads serving them keep their CPUs) and only for calls of
+//! [`YIELD_FROM`] to [`YIELD_UP_TO`], for at most twice the mean: the
+//! shortest calls end about as soon as a park would, and for longer ones
+//! the wake-up is small beside the call.
+//!
+//! # Invariants
+//!
+//! - The mean is a hint: two runners that finish at once may lose one
+//!   sample. A model under loom (whose calls take no time) keeps none.
+//! - A call counts as at most eight times the mean, so one outlier (a cold
+//!   first run, a call that blocked) at most doubles it, and the next calls
+//!   bring it back.
+
+#[cfg(not(loom))]
+use crate::sync::{AtomicUsize, Ordering};
+use core::time::Duration;
+
+/// The shortest mean call for which a lone caller yields.
+pub(crate) const YIELD_FROM: Duration = Duration::from_micros(2);
+
+/// The longest mean call for which a lone caller yields.
+pub(crate) const YIELD_UP_TO: Duration = Duration::from_micros(100);
+
+/// How many yielding waits were ever handed out, for the tests to check
+/// that the yielding path ran.
+#[cfg(all(test, not(loom)))]
+static YIELDING: AtomicUsize = AtomicUsize::new(0);
+
+/// How many yielding waits were ever handed out (tests only).
+#[cfg(all(test, not(loom)))]
+pub(crate) fn yielding_waits() -> usize {
+    // Relaxed: read after the calling threads have joined.
+    YIELDING.load(Ordering::Relaxed)
+}
+
+/// The mean run time of a pool's recent calls: a moving average that gives
+/// each new call an eighth of the weight; see the module head.
+pub(super) struct CallTime {
+    /// Nanoseconds, saturated; zero until a call has run.
+    #[cfg(not(loom))]
+    nanos: AtomicUsize,
+}
+
+impl CallTime {
+    /// No call timed yet.
+    pub(super) fn new() -> Self {
+        CallTime {
+            #[cfg(not(loom))]
+            nanos: AtomicUsize::new(0),
+        }
+    }
+
+    /// A call ran for `took`.
+    pub(super) fn note(&self, took: Duration) {
+        #[cfg(not(loom))]
+        {
+            let took = usize::try_from(took.as_nanos()).unwrap_or(usize::MAX);
+            // Relaxed: a hint (see the module head); no other data rides on it.
+            let mean = self.nanos.load(Ordering::Relaxed);
+            let mean = if mean == 0 {
+                took
+            } else {
+                mean - mean / 8 + took.min(mean.saturating_mul(8)) / 8
+            };
+            // Relaxed: as above.
+            self.nanos.store(mean, Ordering::Relaxed);
+        }
+        #[cfg(loom)]
+        let _ = took;
+    }
+
+    /// The mean so far (zero before the first call, and under loom).
+    pub(super) fn mean(&self) -> Duration {
+        #[cfg(not(loom))]
+        {
+            // Relaxed: as in `note`.
+            let nanos = self.nanos.load(Ordering::Relaxed);
+            Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
+        }
+        #[cfg(loom)]
+        Duration::ZERO
+    }
+
+    /// How long a lone caller waits for its call yielding its CPU before it
+    /// parks: twice the mean, if the mean is from [`YIELD_FROM`] to
+    /// [`YIELD_UP_TO`]; else zero.
+    pub(super) fn yielding_wait(&self) -> Duration {
+        let mean = self.mean();
+        if (YIELD_FROM..=YIELD_UP_TO).contains(&mean) {
+            // Relaxed: a test's tally.
+            #[cfg(all(test, not(loom)))]
+            YIELDING.fetch_add(1, Ordering::Relaxed);
+            mean * 2
+        } else {
+            Duration::ZERO
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::{CallTime, YIELD_FROM, YIELD_UP_TO};
+    use std::time::Duration;
+
+    #[test]
+    fn the_mean_moves_an_eighth_of_the_way_to_each_call() {
+        let time = CallTime::new();
+        assert_eq!(time.mean(), Duration::ZERO);
+        time.note(Duration::from_micros(800));
+        assert_eq!(time.mean(), Duration::from_micros(800));
+        time.note(Duration::ZERO);
+        assert_eq!(time.mean(), Duration::from_micros(700));
+        // An outlier counts as eight times the mean: 5.6 ms.
+        time.note(Duration::from_secs(1));
+        assert_eq!(time.mean(), Duration::from_nanos(612_500 + 700_000));
+        let time = CallTime::new();
+        time.note(Duration::from_secs(u64::MAX));
+        assert!(
+            time.mean() >= Duration::from_secs(1),
+            "saturated, not wrapped"
+        );
+        time.note(Duration::from_secs(u64::MAX));
+        assert!(time.mean() >= Duration::from_secs(1), "still saturated");
+    }
+
+    #[test]
+    fn a_lone_caller_yields_for_twice_the_mean_of_short_calls_only() {
+        let wait = |mean: Duration| {
+            let time = CallTime::new();
+            time.note(mean);
+            time.yielding_wait()
+        };
+        assert_eq!(
+            CallTime::new().yielding_wait(),
+            Duration::ZERO,
+            "no call yet"
+        );
+        assert_eq!(wait(YIELD_FROM / 2), Duration::ZERO);
+        assert_eq!(wait(YIELD_FROM), YIELD_FROM * 2);
+        assert_eq!(wait(Duration::from_micros(30)), Duration::from_micros(60));
+        assert_eq!(wait(YIELD_UP_TO), YIELD_UP_TO * 2);
+        assert_eq!(wait(YIELD_UP_TO * 2), Duration::ZERO);
+    }
+}
