@@ -59,7 +59,7 @@ use order::{Calls, Patience};
 use std::time::Instant;
 
 pub(crate) mod call;
-pub(crate) mod call_time;
+mod call_time;
 mod links;
 pub(crate) mod order;
 pub(crate) mod spawned;
@@ -261,8 +261,8 @@ impl Injector {
     }
 
     /// How long a caller that just pushed its call waits for it yielding
-    /// its CPU before it parks (`inject/call_time.rs`): zero while other
-    /// calls are queued too.
+    /// its CPU before it parks (`inject/call_time.rs`): zero if other calls
+    /// are queued too.
     pub(crate) fn yielding_wait(&self) -> Duration {
         if self.many_calls() {
             return Duration::ZERO;

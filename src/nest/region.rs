@@ -208,6 +208,8 @@ fn hand_over<R: Send>(nest: &Nest, root: impl FnOnce(&Worker) -> R + Send) -> R 
     // done or taken back.
     unsafe { nest.injector.push(job.header(), false) };
     nest.ring_injected();
+    #[cfg(not(loom))]
+    let deadline = std::time::Instant::now().checked_add(nest.busy_wait);
     // A lone caller of short calls first waits yielding its CPU, which the
     // spinner there gives back as the call ends (`inject/call_time.rs`).
     #[cfg(not(loom))]
@@ -217,8 +219,6 @@ fn hand_over<R: Send>(nest: &Nest, root: impl FnOnce(&Worker) -> R + Send) -> R 
             job.wait_yielding(wait);
         }
     }
-    #[cfg(not(loom))]
-    let deadline = std::time::Instant::now().checked_add(nest.busy_wait);
     #[cfg(loom)]
     let deadline: Option<std::time::Instant> = None;
     let mut taken = false;

@@ -2,7 +2,8 @@
 //! them the CPU ([`Woken`]).
 //!
 //! Why it exists: a thread outside a pool that hands a call over parks
-//! until a thread of the team has run it (`nest/region.rs`). When the team
+//! (or, a lone caller of short calls, first yields) until a thread of the
+//! team has run it (`nest/region.rs`, `nest/inject/call_time.rs`). When the team
 //! has as many threads as the CPUs, the runner and its partners go back to
 //! spinning for more work as soon as the call ends, and the woken caller
 //! (or one the scheduler preempted on its way to park) needs one of their
@@ -13,16 +14,19 @@
 //! end within it) gives its CPU away at each poll, each give-way charged
 //! to its budget at the time it took.
 //!
-//! A call shorter than [`SHORT_CALL`] is not counted: its caller is most
-//! likely still on its CPU, on its way into the kernel to park, and a loop
-//! of such calls would keep the spinners yielding to each other.
+//! A call shorter than [`SHORT_CALL`] is not counted unless its caller
+//! waits yielding: a parked caller of such a call is most likely still on
+//! its CPU, on its way into the kernel to park, and a loop of such calls
+//! would keep the spinners yielding to each other. A yielding caller has
+//! handed its CPU to a spinner, which must give it back.
 //!
 //! # Protocol
 //!
 //! - The runner times the job ([`Runner::start`]) and, before it publishes
 //!   the result (its Release store of the job's done flag), counts the
-//!   caller if the job was long enough ([`Runner::finish`]), noting in the
-//!   job whether it did; then it unparks the caller.
+//!   caller if the job was long enough or the caller yields
+//!   ([`Runner::finish`]), noting in the job whether it did; then it
+//!   unparks the caller.
 //! - The caller, once it has seen the result (its Acquire load of that
 //!   flag), reads that note and, if set, calls [`Woken::end`].
 //!
@@ -165,5 +169,26 @@ pub(super) fn give_way(waiter: &Waiter) -> u32 {
     {
         super::give_way(waiter);
         1
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::{Runner, Woken, SHORT_CALL};
+
+    #[test]
+    fn a_yielding_caller_is_counted_however_short_the_job() {
+        let (woken, _) = Runner::start().finish(true);
+        assert!(woken, "a yielding caller is always counted");
+        Woken::end();
+        let (woken, took) = Runner::start().finish(false);
+        assert_eq!(
+            woken,
+            took >= SHORT_CALL,
+            "a parked caller from {SHORT_CALL:?}"
+        );
+        if woken {
+            Woken::end();
+        }
     }
 }

@@ -10,6 +10,19 @@ use crate::sync::{AtomicBool, Ordering, UnsafeCell};
 use crate::wait::woken::{Runner, Woken};
 use core::ptr;
 
+#[cfg(test)]
+std::thread_local! {
+    /// How many yielding waits this thread began, for the tests to check
+    /// that a caller's own calls took that path.
+    static YIELDED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+}
+
+/// How many yielding waits this thread began (tests only).
+#[cfg(test)]
+pub(crate) fn yielded_here() -> usize {
+    YIELDED.with(core::cell::Cell::get)
+}
+
 /// A blocked call's job, on the caller's stack: the call, the room for its
 /// result, and the flag its caller waits for.
 #[repr(C)]
@@ -24,7 +37,9 @@ pub(crate) struct CallJob<F, R> {
     woken: AtomicBool,
     /// Set by the caller while it waits yielding its CPU, not parked
     /// (`call_time.rs`): the runner then counts it as woken however short
-    /// the job, so that the spinner on its CPU gives it back.
+    /// the job, so that the spinner on its CPU gives it back. A hint: a
+    /// stale value only decides whether the caller is counted, and `woken`
+    /// carries that decision to the caller through `done` either way.
     yielding: AtomicBool,
     /// The caller's thread, woken once `done` is set.
     caller: std::thread::Thread,
@@ -58,20 +73,20 @@ impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
     }
 
     /// Polls the done flag, yielding the CPU between polls, for `wait` at
-    /// most (`call_time.rs`); whether the job is done.
+    /// most (`call_time.rs`), then returns (done or not: the caller parks
+    /// next if not).
     #[cfg(not(loom))]
-    pub(crate) fn wait_yielding(&self, wait: core::time::Duration) -> bool {
+    pub(crate) fn wait_yielding(&self, wait: core::time::Duration) {
+        #[cfg(test)]
+        YIELDED.with(|yielded| yielded.set(yielded.get() + 1));
         // Relaxed: a hint to the runner (see the field).
         self.yielding.store(true, Ordering::Relaxed);
-        let until = std::time::Instant::now() + wait;
-        let mut done = self.is_done();
-        while !done && std::time::Instant::now() < until {
+        let start = std::time::Instant::now();
+        while !self.is_done() && start.elapsed() < wait {
             std::thread::yield_now();
-            done = self.is_done();
         }
         // Relaxed: as above.
         self.yielding.store(false, Ordering::Relaxed);
-        done
     }
 
     /// The closure back, for the caller to run itself.
@@ -105,8 +120,9 @@ impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
     /// As [`run`](super::run), for a `CallJob<F, R>`.
     unsafe fn execute(this: *const Injected, worker: &Worker) {
         let job = this.cast::<Self>();
-        // Popped, so ours until `done`; fields reached through the raw
-        // pointer, no reference outliving its statement.
+        // Popped, so ours until `done` (the caller touches only the atomic
+        // flags `done` and `yielding` meanwhile); fields reached through the
+        // raw pointer, no reference outliving its statement.
         // SAFETY: as just said.
         let func = unsafe { (*job).func.with_mut(|func| (*func).take()) };
         let runner = Runner::start();
@@ -126,11 +142,11 @@ impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
         let caller = unsafe { (*job).caller.clone() };
         // SAFETY: the field is reached through the raw pointer.
         let done = unsafe { ptr::addr_of!((*job).done) };
-        // Counted before the store, so the caller's `take_result` ends it.
-        // Relaxed: a hint; a caller that stopped yielding just now parks,
-        // and is woken below all the same.
-        // SAFETY: as above.
+        // Relaxed: a hint (see the field); a caller that stopped yielding
+        // just now parks, and is woken below all the same.
+        // SAFETY: as above; an atomic, which the caller may write.
         let yielding = unsafe { (*job).yielding.load(Ordering::Relaxed) };
+        // Counted before the store, so the caller's `take_result` ends it.
         let (woken, took) = runner.finish(yielding);
         worker.nest().injector.note_call(took);
         // Relaxed: published by the Release store of `done` below.

@@ -10,8 +10,8 @@
 //! call's done flag (`call.rs`) hands its CPU to the pool's threads
 //! meanwhile, and gets it back as the call ends: the runner counts it as
 //! woken (`wait/woken.rs`), and the spinner on its CPU gives way. It yields
-//! only while no other call is queued (many callers park, so that the
-//! threads serving them keep their CPUs) and only for calls of
+//! only if no other call is queued as it pushes its own (many callers park,
+//! so that the threads serving them keep their CPUs) and only for calls of
 //! [`YIELD_FROM`] to [`YIELD_UP_TO`], for at most twice the mean: the
 //! shortest calls end about as soon as a park would, and for longer ones
 //! the wake-up is small beside the call.
@@ -33,18 +33,6 @@ pub(crate) const YIELD_FROM: Duration = Duration::from_micros(2);
 
 /// The longest mean call for which a lone caller yields.
 pub(crate) const YIELD_UP_TO: Duration = Duration::from_micros(100);
-
-/// How many yielding waits were ever handed out, for the tests to check
-/// that the yielding path ran.
-#[cfg(all(test, not(loom)))]
-static YIELDING: AtomicUsize = AtomicUsize::new(0);
-
-/// How many yielding waits were ever handed out (tests only).
-#[cfg(all(test, not(loom)))]
-pub(crate) fn yielding_waits() -> usize {
-    // Relaxed: read after the calling threads have joined.
-    YIELDING.load(Ordering::Relaxed)
-}
 
 /// The mean run time of a pool's recent calls: a moving average that gives
 /// each new call an eighth of the weight; see the module head.
@@ -100,9 +88,6 @@ impl CallTime {
     pub(super) fn yielding_wait(&self) -> Duration {
         let mean = self.mean();
         if (YIELD_FROM..=YIELD_UP_TO).contains(&mean) {
-            // Relaxed: a test's tally.
-            #[cfg(all(test, not(loom)))]
-            YIELDING.fetch_add(1, Ordering::Relaxed);
             mean * 2
         } else {
             Duration::ZERO

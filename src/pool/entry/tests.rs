@@ -1,5 +1,6 @@
 //! Unit tests of [`super::join_coarse`], and of the woken-caller count
-//! (`wait/woken.rs`) through calls handed over to a pool.
+//! (`wait/woken.rs`) and a lone caller's yielding wait
+//! (`nest/inject/call_time.rs`) through calls handed over to a pool.
 
 use super::join_coarse;
 use crate::pool::ThreadPool;
@@ -83,7 +84,7 @@ fn a_lone_caller_of_short_calls_waits_yielding_and_gets_every_result() {
         .caller_runs(false)
         .build()
         .expect("a pool");
-    let before = crate::nest::inject::call_time::yielding_waits();
+    let before = crate::nest::inject::call::yielded_here();
     for call in 0..300u32 {
         let ran = std::panic::catch_unwind(|| {
             pool.join(
@@ -102,8 +103,8 @@ fn a_lone_caller_of_short_calls_waits_yielding_and_gets_every_result() {
         }
     }
     assert!(
-        crate::nest::inject::call_time::yielding_waits() > before,
-        "no caller waited yielding"
+        crate::nest::inject::call::yielded_here() > before,
+        "this caller never waited yielding"
     );
     every_woken_caller_ends();
 }
