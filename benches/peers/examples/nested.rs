@@ -140,6 +140,35 @@ fn fib_both_calls(n: u32) -> u64 {
     fib_both_calls(n - 1) + opaque(n - 2)
 }
 
+/// `fib` as a `join` must compile it, with no pool: both closures borrow
+/// `n`, and the second one's address escapes on a path never taken, as it
+/// does where a `join` offers it to another thread. So `n` lives in memory
+/// from the call's first instruction, and neither call becomes a loop: the
+/// floor for a `join` whose second closure may run elsewhere.
+fn fib_lendable(n: u32) -> u64 {
+    if n < 2 {
+        return u64::from(n);
+    }
+    let a = || fib_lendable(n - 1);
+    let b = || fib_lendable(n - 2);
+    if black_box(false) {
+        black_box(&b);
+    }
+    a() + b()
+}
+
+/// The tree sum as a `join` must compile it, with no pool: as
+/// [`fib_lendable`], both closures borrow `node`, and the second one's
+/// address escapes on a path never taken.
+fn tree_sum_lendable(node: &Node) -> u64 {
+    let a = || node.left.as_deref().map_or(0, tree_sum_lendable);
+    let b = || node.right.as_deref().map_or(0, tree_sum_lendable);
+    if black_box(false) {
+        black_box(&b);
+    }
+    node.value + a() + b()
+}
+
 recursions!(fib_tine, tree_sum_tine, tine::join);
 recursions!(fib_rayon, tree_sum_rayon, rayon::join);
 
@@ -334,6 +363,10 @@ fn main() {
                     batch(|_| assert_eq!(tree_sum_right_first(black_box(tree)), expected)),
                 ));
             }
+            cells.push((
+                "serial, second call lendable",
+                batch(|_| assert_eq!(tree_sum_lendable(black_box(tree)), expected)),
+            ));
             // The floor of any split of this walk on 2 threads: half the
             // 1-thread join's time (see BENCHMARKS, "The big tree's floor").
             cells.push((
@@ -387,6 +420,12 @@ fn main() {
                 "serial, both calls made",
                 batch(|_| {
                     black_box(fib_both_calls(black_box(n)));
+                }),
+            ),
+            (
+                "serial, second call lendable",
+                batch(|_| {
+                    black_box(fib_lendable(black_box(n)));
                 }),
             ),
             (
