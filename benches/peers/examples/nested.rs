@@ -67,9 +67,14 @@ fn tree_sum_right_first(node: &Node) -> u64 {
 /// On the big trees, whose walks wait on memory, its time bounds what any
 /// 2-thread walk can reach on the host.
 fn tree_sum_scope_halves(node: &Node) -> u64 {
+    scope_halves(node, tree_sum_serial)
+}
+
+/// The two halves of [`tree_sum_scope_halves`], each walked by `walk`.
+fn scope_halves(node: &Node, walk: fn(&Node) -> u64) -> u64 {
     let (left, right) = std::thread::scope(|scope| {
-        let right = scope.spawn(|| node.right.as_deref().map_or(0, tree_sum_serial));
-        let left = node.left.as_deref().map_or(0, tree_sum_serial);
+        let right = scope.spawn(|| node.right.as_deref().map_or(0, walk));
+        let left = node.left.as_deref().map_or(0, walk);
         (left, right.join().expect("the right half's walk"))
     });
     node.value + left + right
@@ -386,6 +391,15 @@ fn main() {
             cells.push((
                 "std::thread::scope, two halves",
                 batch(|_| assert_eq!(tree_sum_scope_halves(black_box(tree)), expected)),
+            ));
+            // The floor of any `join`'s 2-thread walk: the halves walked as
+            // a `join` must compile them.
+            cells.push((
+                "two lendable halves",
+                batch(|_| {
+                    let got = scope_halves(black_box(tree), tree_sum_lendable);
+                    assert_eq!(got, expected);
+                }),
             ));
             cells.push((
                 "rayon",

@@ -125,7 +125,7 @@ fn main() {
     let only = std::env::var("AB_ONLY").ok();
     let want = |name: &str| {
         only.as_deref()
-            .map_or(true, |only| only.split(',').any(|o| o == name))
+            .is_none_or(|only| only.split(',').any(|o| o == name))
     };
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
