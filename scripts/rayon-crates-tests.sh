@@ -1,36 +1,49 @@
 #!/usr/bin/env bash
-# Real crates that give their own types parallel iterators through rayon's
-# plumbing (Producer, Consumer, bridge), their test suites run with their
-# rayon feature on tine's core: each crate's .crate from crates.io, with
-# one change, the `[patch]` line that puts this repository's rayon-core/
-# under rayon. Checks each lock file as scripts/rayon-core-tests.sh does.
+# Real crates that use rayon, their test suites run on tine's core: each
+# crate's .crate from crates.io, with one change, the `[patch]` line that
+# puts this repository's rayon-core/ under rayon. Checks each lock file as
+# scripts/rayon-core-tests.sh does. The three CI runs give their own types
+# parallel iterators through rayon's plumbing (Producer, Consumer, bridge).
 #
 #   scripts/rayon-crates-tests.sh            # the three crates CI runs
-#   scripts/rayon-crates-tests.sh --more     # and four more (below)
+#   scripts/rayon-crates-tests.sh --more     # and the more below
 #   scripts/rayon-crates-tests.sh hashbrown  # one of them
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 
-# "crate version | cargo test's targets | doc-test filters | test
-# filters": each crate's rayon suite, that is its unit tests (its rayon
-# module's among them, or only the tests whose names match a filter), the
-# test files that use rayon, and the doc tests whose names match a filter
-# (the parallel module's and methods'; hashbrown's and indexmap's rayon
-# modules have none); with the `rayon` feature.
+# "crate version | cargo test's features and targets | doc-test filters |
+# test filters": each crate's rayon suite, that is its unit tests (its
+# rayon module's among them, or only the tests whose names match a filter),
+# the test files that use rayon, and the doc tests whose names match a
+# filter (the parallel module's and methods'; hashbrown's and indexmap's
+# rayon modules have none).
 crates=(
-    "hashbrown 0.15.2 | --lib --test rayon | |"
-    "indexmap 2.7.0 | --lib | |"
-    "ndarray 0.16.1 | --lib --test par_rayon --test par_azip --test par_zip | src/parallel/ par_ |"
+    "hashbrown 0.15.2 | --features rayon --lib --test rayon | |"
+    "indexmap 2.7.0 | --features rayon --lib | |"
+    "ndarray 0.16.1 | --features rayon --lib --test par_rayon --test par_azip --test par_zip | src/parallel/ par_ |"
 )
-# With --more: a progress bar's parallel-iterator adaptor, its own
-# Consumer and Folder (indicatif); a sharded map's parallel iterators
-# (dashmap); persistent vectors' indexed producers (im, and its fork imbl).
+# With --more:
+# - a progress bar's parallel-iterator adaptor, its own Consumer and
+#   Folder (indicatif); a sharded map's parallel iterators (dashmap);
+#   persistent vectors' indexed producers (im, and its fork imbl);
+# - graph algorithms over parallel iterators (petgraph); a k-d tree built
+#   by `join` (kd-tree); sparse matrices' products (sprs; its Matrix
+#   Market tests read files the .crate leaves out);
+# - `spawn` and `spawn_fifo` answered through channels into async code
+#   (tokio-rayon); a directory walker on its own pools (jwalk); iterators
+#   that run serially or in parallel by a flag (rayon-cond).
 more=(
-    "indicatif 0.18.6 | --lib | |"
-    "dashmap 6.2.1 | --lib | |"
-    "im 15.1.0 | --lib | | rayon"
-    "imbl 7.0.2 | --lib | | rayon"
+    "indicatif 0.18.6 | --features rayon --lib | |"
+    "dashmap 6.2.1 | --features rayon --lib | |"
+    "im 15.1.0 | --features rayon --lib | | rayon"
+    "imbl 7.0.2 | --features rayon --lib | | rayon"
+    "petgraph 0.8.3 | --features rayon | |"
+    "kd-tree 0.6.2 | --features rayon | |"
+    "sprs 0.11.6 | --features multi_thread --lib | | --skip io::test"
+    "tokio-rayon 2.1.0 | | |"
+    "jwalk 0.8.1 | | |"
+    "rayon-cond 0.4.0 | | |"
 )
 if [ "${1:-}" = --more ]; then
     crates+=("${more[@]}")
@@ -53,12 +66,14 @@ for entry in "${crates[@]}"; do
     patch "$dir"
     read -r tests <<<"$tests" || true
     read -r filters <<<"$filters" || true
-    echo "=== $name $version: cargo test --features rayon $targets${tests:+ (the tests matching $tests)}${filters:+, and the doc tests matching $filters}"
+    read -r targets <<<"$targets" || true
+    features=$(grep -o -- '--features [^ ]*' <<<"$targets" || true)
+    echo "=== $name $version: cargo test $targets${tests:+ (test filters: $tests)}${filters:+, and the doc tests matching $filters}"
     # shellcheck disable=SC2086 # the targets and filters are words
-    (cd "$dir" && timeout 1200 cargo test --features rayon $targets -- --test-threads=4 $tests)
+    (cd "$dir" && timeout 1200 cargo test $targets -- --test-threads=4 $tests)
     if [ -n "${filters// /}" ]; then
         # shellcheck disable=SC2086
-        (cd "$dir" && timeout 1200 cargo test --features rayon --doc -- --test-threads=4 $filters)
+        (cd "$dir" && timeout 1200 cargo test $features --doc -- --test-threads=4 $filters)
     fi
     check_lock "$dir"
 done
