@@ -32,7 +32,11 @@ crates=(
 #   Market tests read files the .crate leaves out);
 # - `spawn` and `spawn_fifo` answered through channels into async code
 #   (tokio-rayon); a directory walker on its own pools (jwalk); iterators
-#   that run serially or in parallel by a flag (rayon-cond).
+#   that run serially or in parallel by a flag (rayon-cond);
+# - a parallel prefix scan through the plumbing (rayon-scan); another
+#   progress bar's adaptor (kdam); a benchmark harness whose statistics
+#   resample on the global pool (criterion; its library's tests: its
+#   integration tests take no `--test-threads`).
 more=(
     "indicatif 0.18.6 | --features rayon --lib | |"
     "dashmap 6.2.1 | --features rayon --lib | |"
@@ -44,6 +48,9 @@ more=(
     "tokio-rayon 2.1.0 | | |"
     "jwalk 0.8.1 | | |"
     "rayon-cond 0.4.0 | | |"
+    "rayon-scan 0.1.1 | | |"
+    "kdam 0.6.4 | --features rayon | |"
+    "criterion 0.5.1 | --lib | |"
 )
 if [ "${1:-}" = --more ]; then
     crates+=("${more[@]}")
