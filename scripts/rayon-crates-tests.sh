@@ -13,11 +13,12 @@ cd "$(dirname "$0")/.."
 repo=$(pwd)
 
 # "crate version | cargo test's features and targets | doc-test filters |
-# test filters": each crate's rayon suite, that is its unit tests (its
-# rayon module's among them, or only the tests whose names match a filter),
-# the test files that use rayon, and the doc tests whose names match a
-# filter (the parallel module's and methods'; hashbrown's and indexmap's
-# rayon modules have none).
+# the test harness's arguments": the crate's suite with its rayon feature,
+# whole where no targets are named; else its unit tests (its rayon module's
+# among them, or only those the harness's arguments pick), the test files
+# that use rayon, and the doc tests whose names match a filter (the
+# parallel module's and methods'; hashbrown's and indexmap's rayon modules
+# have none).
 crates=(
     "hashbrown 0.15.2 | --features rayon --lib --test rayon | |"
     "indexmap 2.7.0 | --features rayon --lib | |"
@@ -75,7 +76,7 @@ for entry in "${crates[@]}"; do
     read -r filters <<<"$filters" || true
     read -r targets <<<"$targets" || true
     features=$(grep -o -- '--features [^ ]*' <<<"$targets" || true)
-    echo "=== $name $version: cargo test $targets${tests:+ (test filters: $tests)}${filters:+, and the doc tests matching $filters}"
+    echo "=== $name $version: cargo test${targets:+ $targets} -- --test-threads=4${tests:+ $tests}${filters:+, and the doc tests matching $filters}"
     # shellcheck disable=SC2086 # the targets and filters are words
     (cd "$dir" && timeout 1200 cargo test $targets -- --test-threads=4 $tests)
     if [ -n "${filters// /}" ]; then

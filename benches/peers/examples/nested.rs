@@ -17,13 +17,16 @@
 //!   parents before their children (a walk that takes the left child
 //!   first, as `join`'s callers write it, reads it in address order). Both
 //!   big rows also time the serial walk right child first, and every tree
-//!   row tine on a 1-thread pool (half its time is the floor of any split
-//!   on 2 threads) and the two subtrees walked serially on two threads of
-//!   `std::thread::scope` (no `join` at all: on the big trees, the
-//!   memory's bound for any 2-thread walk);
+//!   row the serial walk written as a `join` call site is (its second
+//!   closure lendable), tine on a 1-thread pool (half its time: a reference
+//!   for any split on 2 threads), and the two subtrees walked on two
+//!   threads of `std::thread::scope`, serially and by the lendable walk
+//!   (no `join` at all: on the big trees, near the memory's bound for any
+//!   2-thread walk);
 //! - `fib`: `fib(30)` with a `join` at every level, no manual cutoff, on 1
 //!   thread and on all of them, and serially with both calls made (the
-//!   plain serial `fib` compiles its second call into a loop);
+//!   plain serial `fib` compiles its second call into a loop) and with its
+//!   second closure lendable;
 //! - `quicksort`, `mergesort`: rayon-demo-style recursive sorts of random
 //!   `u32`, written once over a `join` function (serial below 1,000 items);
 //! - `sort`: `par_sort_unstable` and `par_sort` of random `u64`, and of
@@ -145,11 +148,11 @@ fn fib_both_calls(n: u32) -> u64 {
     fib_both_calls(n - 1) + opaque(n - 2)
 }
 
-/// `fib` as a `join` must compile it, with no pool: both closures borrow
-/// `n`, and the second one's address escapes on a path never taken, as it
-/// does where a `join` offers it to another thread. So `n` lives in memory
-/// from the call's first instruction, and neither call becomes a loop: the
-/// floor for a `join` whose second closure may run elsewhere.
+/// `fib` written as a `join` call site is, with no pool: both closures
+/// borrow `n`, and the second one's address escapes on a path never taken,
+/// as it does where a `join` offers it to another thread. So `n` is kept in
+/// memory, and neither call becomes a loop: a reference for a `join` whose
+/// second closure may run elsewhere.
 fn fib_lendable(n: u32) -> u64 {
     if n < 2 {
         return u64::from(n);
@@ -162,7 +165,7 @@ fn fib_lendable(n: u32) -> u64 {
     a() + b()
 }
 
-/// The tree sum as a `join` must compile it, with no pool: as
+/// The tree sum written as a `join` call site is, with no pool: as
 /// [`fib_lendable`], both closures borrow `node`, and the second one's
 /// address escapes on a path never taken.
 fn tree_sum_lendable(node: &Node) -> u64 {
@@ -171,7 +174,8 @@ fn tree_sum_lendable(node: &Node) -> u64 {
     if black_box(false) {
         black_box(&b);
     }
-    node.value + a() + b()
+    let (left, right) = (a(), b());
+    node.value + left + right
 }
 
 recursions!(fib_tine, tree_sum_tine, tine::join);
@@ -372,8 +376,8 @@ fn main() {
                 "serial, second call lendable",
                 batch(|_| assert_eq!(tree_sum_lendable(black_box(tree)), expected)),
             ));
-            // The floor of any split of this walk on 2 threads: half the
-            // 1-thread join's time (see BENCHMARKS, "The big tree's floor").
+            // Half the 1-thread join's time: a reference for any split of
+            // this walk on 2 threads (see BENCHMARKS, "The big tree's floor").
             cells.push((
                 "tine 1 thread",
                 batch(|_| {
@@ -392,8 +396,8 @@ fn main() {
                 "std::thread::scope, two halves",
                 batch(|_| assert_eq!(tree_sum_scope_halves(black_box(tree)), expected)),
             ));
-            // The floor of any `join`'s 2-thread walk: the halves walked as
-            // a `join` must compile them.
+            // The two halves walked by the lendable recursion: a reference
+            // for a `join`'s 2-thread walk.
             cells.push((
                 "two lendable halves",
                 batch(|_| {
