@@ -337,11 +337,20 @@ impl Injector {
     }
 
     /// Takes the front job, if any, or, if the front job is a call, the
-    /// call `order.rs` picks; the caller runs it ([`run`]).
+    /// call `order.rs` picks; the caller runs it ([`run`]). Only the check
+    /// of the count is inlined: the idle loops that call it between forks
+    /// keep their code small.
+    #[inline]
     pub(crate) fn pop(&self) -> Option<*const Injected> {
         if self.is_empty() {
             return None;
         }
+        self.pop_queued()
+    }
+
+    /// [`Injector::pop`] once a job is queued.
+    #[inline(never)]
+    fn pop_queued(&self) -> Option<*const Injected> {
         let (now, patience) = self.clock(self.many_calls());
         self.queue.with(|queue| {
             // SAFETY: linked jobs are alive; read under the lock.
@@ -369,11 +378,19 @@ impl Injector {
 
     /// Takes the call `order.rs` picks, if any, leaving spawned jobs
     /// queued: for a caller's region, whose end must not wait for a
-    /// detached job (which may itself wait for that caller).
+    /// detached job (which may itself wait for that caller). Inlined as
+    /// [`Injector::pop`] is: only the check of the count.
+    #[inline]
     pub(crate) fn pop_call(&self) -> Option<*const Injected> {
         if self.has_no_calls() {
             return None;
         }
+        self.pop_queued_call()
+    }
+
+    /// [`Injector::pop_call`] once a call is queued.
+    #[inline(never)]
+    fn pop_queued_call(&self) -> Option<*const Injected> {
         let (now, patience) = self.clock(self.many_calls());
         self.queue.with(|queue| {
             let job = queue.calls.pick(now, patience)?;
