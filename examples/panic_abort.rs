@@ -1,8 +1,8 @@
 //! What a panicking task does in a `panic = "abort"` build: the process
 //! aborts (SIGABRT) as soon as the task panics, on whichever thread it ran;
 //! nothing is caught and the fork never returns. `.ci/run` builds this with
-//! `-C panic=abort` and checks that it dies by SIGABRT; `tests/abort.rs`
-//! checks the same by re-running its own test binary.
+//! `-C panic=abort` and checks that it dies by SIGABRT after printing the
+//! task's panic message.
 //!
 //! ```sh
 //! RUSTFLAGS="-C panic=abort" CARGO_TARGET_DIR=target/abort \

@@ -81,7 +81,9 @@ for entry in "${crates[@]}"; do
     (cd "$dir" && timeout 1200 cargo test $targets -- --test-threads=4 $tests)
     if [ -n "${filters// /}" ]; then
         # shellcheck disable=SC2086
-        (cd "$dir" && timeout 1200 cargo test $features --doc -- --test-threads=4 $filters)
+        # The filters name doc tests: they must match at least one.
+        (cd "$dir" && timeout 1200 cargo test $features --doc -- --test-threads=4 $filters 2>&1) \
+            | scripts/ran-tests.sh
     fi
     check_lock "$dir"
 done

@@ -366,13 +366,42 @@ impl Drop for Tracked<'_> {
 
 /// Runs `body` on `len` owned items (it may panic) and checks that each
 /// was dropped exactly once by the time it returns.
-fn each_dropped_once(len: usize, body: impl FnOnce(Vec<Tracked<'_>>)) {
+/// Runs `body` on `len` tracked items, checks that each was dropped
+/// exactly once, and returns `body`'s panic, if it panicked.
+fn dropped_once_catching(
+    len: usize,
+    body: impl FnOnce(Vec<Tracked<'_>>),
+) -> Option<Box<dyn std::any::Any + Send>> {
     let drops: Vec<AtomicUsize> = (0..len).map(|_| AtomicUsize::new(0)).collect();
     let items = (0..len).map(|i| Tracked(i, &drops)).collect();
-    let _ = catch_unwind(AssertUnwindSafe(|| body(items)));
+    let panicked = catch_unwind(AssertUnwindSafe(|| body(items))).err();
     for (i, count) in drops.iter().enumerate() {
         assert_eq!(count.load(Relaxed), 1, "item {i} dropped {count:?} times");
     }
+    panicked
+}
+
+/// [`dropped_once_catching`] for a `body` that must not panic: its
+/// panic (a failed assertion inside it, say) fails the test.
+fn each_dropped_once(len: usize, body: impl FnOnce(Vec<Tracked<'_>>)) {
+    if let Some(payload) = dropped_once_catching(len, body) {
+        std::panic::resume_unwind(payload);
+    }
+}
+
+/// [`dropped_once_catching`] for a `body` that must panic with a message
+/// containing `expected`.
+fn dropped_once_after_panic(len: usize, expected: &str, body: impl FnOnce(Vec<Tracked<'_>>)) {
+    let payload = dropped_once_catching(len, body).expect("the body panicked");
+    let message = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("");
+    assert!(
+        message.contains(expected),
+        "the panic says {message:?}, not {expected:?}"
+    );
 }
 
 /// Owned items on the 3-thread pool, in blocks of at most `max`.
@@ -404,7 +433,9 @@ fn owned_items_are_dropped_exactly_once() {
             let some: Vec<_> = owned(v, max).rev().take(5).collect();
             assert!(some.iter().map(|t| t.0).eq((198..203).rev()));
         });
-        each_dropped_once(len, |v| owned(v, max).rev().inspect(boom).for_each(drop));
+        dropped_once_after_panic(len, "boom", |v| {
+            owned(v, max).rev().inspect(boom).for_each(drop)
+        });
         each_dropped_once(len, |v| drop(owned(v, max).rev().skip(3)));
         each_dropped_once(len, |v| {
             let some: Vec<_> = owned(v, max).step_by(3).take(5).collect();
@@ -414,6 +445,7 @@ fn owned_items_are_dropped_exactly_once() {
             let found = owned(v, max).step_by(4).find_any(|t| t.0 == 40);
             assert_eq!(found.map(|t| t.0), Some(40));
         });
+        // Multiples of 7 skip item 150: no panic.
         each_dropped_once(len, |v| {
             owned(v, max).step_by(7).inspect(boom).for_each(drop)
         });
@@ -426,12 +458,12 @@ fn owned_items_are_dropped_exactly_once() {
             let some: Vec<_> = owned(v, max).chunks(10).skip(2).take(3).collect();
             assert_eq!(some.iter().map(Vec::len).sum::<usize>(), 30);
         });
-        each_dropped_once(len, |v| {
+        dropped_once_after_panic(len, "boom", |v| {
             owned(v, max)
                 .chunks(6)
                 .for_each(|c| c.iter().for_each(boom))
         });
-        each_dropped_once(len, |v| {
+        dropped_once_after_panic(len, "boom", |v| {
             owned(v, max).inspect(boom).chunks(6).for_each(drop)
         });
         each_dropped_once(len, |v| {
@@ -452,7 +484,7 @@ fn owned_items_are_dropped_exactly_once() {
             let pairs: Vec<_> = owned(items, max).interleave_shortest(tail).collect();
             assert_eq!(pairs.len(), 2 * 83 + 1);
         });
-        each_dropped_once(len, |v| {
+        dropped_once_after_panic(len, "boom", |v| {
             let mut items = v;
             let tail = items.split_off(100);
             owned(items, max)
@@ -467,7 +499,7 @@ fn owned_items_are_dropped_exactly_once() {
         each_dropped_once(len, |v| {
             assert_eq!(owned(v, max).skip_any(9).count(), len - 9)
         });
-        each_dropped_once(len, |v| {
+        dropped_once_after_panic(len, "boom", |v| {
             let (mut a, mut b) = (Vec::new(), Vec::new());
             owned(v, max)
                 .map(|t| {
@@ -482,7 +514,7 @@ fn owned_items_are_dropped_exactly_once() {
                 .try_reduce(|| 0, |a, b| Ok(a + b));
             assert_eq!(failed.err().map(|t| t.0), Some(77));
         });
-        each_dropped_once(len, |v| {
+        dropped_once_after_panic(len, "boom", |v| {
             let total: usize = owned(v, max).update(|t| boom(t)).map(|t| t.0).sum();
             assert_eq!(total, 0, "unreachable: item 150 panics");
         });
@@ -522,6 +554,10 @@ fn a_step_of_zero_panics_as_rayons_does() {
 #[test]
 fn a_zero_size_panic_drops_the_owned_items() {
     support::serialize_panic_output();
-    each_dropped_once(10, |v| drop(v.into_par_iter().chunks(0)));
-    each_dropped_once(10, |v| drop(v.into_par_iter().step_by(0)));
+    dropped_once_after_panic(10, "chunk_size must not be zero", |v| {
+        drop(v.into_par_iter().chunks(0))
+    });
+    dropped_once_after_panic(10, "attempt to divide by zero", |v| {
+        drop(v.into_par_iter().step_by(0))
+    });
 }

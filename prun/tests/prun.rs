@@ -3,11 +3,39 @@
 
 use std::io::{Seek, Write};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How long any one run of prun may take before the test kills it and
+/// fails: far above the longest run here (about a second), so that a hang
+/// fails the test instead of holding the suite.
+const LIMIT: Duration = Duration::from_secs(120);
 
 fn prun() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_prun"))
+}
+
+/// Waits for `child` and collects its output; kills it and panics if it
+/// runs past [`LIMIT`].
+fn finish(child: Child) -> Output {
+    let pid = child.id();
+    let (done, finished) = mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if finished.recv_timeout(LIMIT) == Err(mpsc::RecvTimeoutError::Timeout) {
+            // The child may have ended just now: then this kill finds no
+            // process (or a reused pid, a risk a test can take).
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            return true;
+        }
+        false
+    });
+    let output = child.wait_with_output().expect("prun's output");
+    let _ = done.send(());
+    let killed = watchdog.join().expect("the watchdog");
+    assert!(!killed, "prun did not finish within {LIMIT:?}");
+    output
 }
 
 fn run(args: &[&str], input: &[u8]) -> Output {
@@ -23,7 +51,7 @@ fn run(args: &[&str], input: &[u8]) -> Output {
     let feeder = std::thread::spawn(move || {
         let _ = stdin.write_all(&input);
     });
-    let output = child.wait_with_output().expect("prun finishes");
+    let output = finish(child);
     feeder.join().unwrap();
     output
 }
@@ -296,11 +324,14 @@ fn run_on_file(args: &[&str], input: &[u8]) -> Output {
         .unwrap();
     file.write_all(input).unwrap();
     file.rewind().unwrap();
-    let output = Command::new(prun())
+    let child = Command::new(prun())
         .args(args)
         .stdin(file)
-        .output()
-        .expect("prun runs");
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("prun starts");
+    let output = finish(child);
     let _ = std::fs::remove_file(&path);
     output
 }
@@ -395,11 +426,10 @@ fn a_missing_command_ends_prun_even_while_stdin_stays_open() {
         .expect("prun starts");
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(b"one\n").unwrap();
-    // stdin stays open and silent; prun must still end.
-    let started = std::time::Instant::now();
-    let output = child.wait_with_output().unwrap();
+    // stdin stays open and silent; prun must still end (`finish` fails
+    // the test if it does not).
+    let output = finish(child);
     assert_eq!(output.status.code(), Some(127));
-    assert!(started.elapsed() < std::time::Duration::from_secs(30));
     drop(stdin);
 }
 
