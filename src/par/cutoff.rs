@@ -19,7 +19,7 @@
 //!
 //! Reading the clock costs tens of ns, too much for a loop of a few
 //! hundred cheap items. So each thread remembers, per call site (the driver's
-//! monomorphized address), the last measured cost per position, and the
+//! monomorphized address), the last measured cost per position (`sites.rs`), and the
 //! next calls from that site decide from it without reading the clock:
 //! one compare of the call's length with the longest call that cost keeps
 //! on the caller (`Cutoff::trusted_serial`, inlined into the call site).
@@ -48,7 +48,10 @@
 //! static ranges, and the blocks within them, are the same whether the
 //! call forks or not, so a reduction's bits do not depend on the decision.
 
+mod sites;
+
 use core::cell::Cell;
+use sites::{Memory, Site, NO_SITE, SITES, SITES_SEEN};
 use std::time::Instant;
 
 /// How long the caller runs alone before it trusts its rate estimate.
@@ -62,40 +65,9 @@ pub const FORK_WORTH_NS: u64 = 4_000;
 /// in it at the measured rate, from 63 to 255.
 pub const TRUST_NS: u64 = 63_000;
 
-/// The fewest calls decided from a remembered rate between two measured
-/// ones (a site whose calls take 1 µs or more).
-const TRUST_CALLS_MIN: u8 = 63;
-
-/// Remembered call sites per thread (direct-mapped).
-const SITES: usize = 32;
-
 /// A measuring call whose remembered cost, times this, stays below
 /// [`FORK_WORTH_NS`] is measured whole instead of probed.
 const QUIET_MARGIN: u64 = 8;
-
-/// One remembered call site: its key, its cost per position in
-/// picoseconds, the longest call that cost keeps on the caller (so that a
-/// trusted call decides with one compare, [`Cutoff::trusted_serial`]), and
-/// the calls it may still decide without measuring.
-#[derive(Clone, Copy)]
-struct Site {
-    key: usize,
-    ps_per_position: u64,
-    serial_up_to: usize,
-    trusted_calls: u8,
-}
-
-/// A site no call has: key 0 is no function's address.
-const NO_SITE: Site = Site {
-    key: 0,
-    ps_per_position: 0,
-    serial_up_to: 0,
-    trusted_calls: 0,
-};
-
-/// [`NO_SITE`] in a cell, for the array below.
-#[allow(clippy::declare_interior_mutable_const)] // only copied into the array below
-const UNSEEN: Cell<Site> = Cell::new(NO_SITE);
 
 /// An override of the cutoff for calls made on this thread.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -134,17 +106,6 @@ pub fn set_override(new: Override) -> Override {
 
 std::thread_local! {
     static OVERRIDE: Cell<Override> = const { Cell::new(Override::Adaptive) };
-    static SITES_SEEN: [Cell<Site>; SITES] = const { [UNSEEN; SITES] };
-}
-
-/// What a thread remembers of a call site.
-enum Memory {
-    /// Nothing (or another site in its slot).
-    None,
-    /// A cost per position in ps, due to be measured again.
-    Stale(u64),
-    /// A cost per position in ps, trusted for this call.
-    Trusted(u64),
 }
 
 /// What the cutoff says.
@@ -169,28 +130,6 @@ pub(crate) struct Cutoff {
 }
 
 impl Cutoff {
-    /// Whether a call of `positions` positions from site `key` runs alone
-    /// on a trusted remembered cost: the common case of a small call in a
-    /// loop, decided with one thread-local compare and no clock. Counts
-    /// the call against the site's trust as [`Cutoff::new`] would. False
-    /// says only "ask [`Cutoff::new`]".
-    #[inline]
-    pub(crate) fn trusted_serial(key: usize, positions: usize) -> bool {
-        SITES_SEEN.with(|sites| {
-            let slot = &sites[(key >> 4) % SITES];
-            let site = slot.get();
-            let serial =
-                site.key == key && site.trusted_calls != 0 && positions <= site.serial_up_to;
-            if serial {
-                slot.set(Site {
-                    trusted_calls: site.trusted_calls - 1,
-                    ..site
-                });
-            }
-            serial
-        })
-    }
-
     /// The cutoff of a call that forks without a probe (unless told never
     /// to fork): a search over heavy positions, whose first position alone
     /// may never end.
@@ -310,64 +249,6 @@ impl Cutoff {
             Decision::Serial
         }
     }
-
-    /// The most positions that [`Cutoff::judge`] keeps on the caller at
-    /// `ps_per_position`: `judge(ps, n)` is `Serial` exactly when
-    /// `n <= serial_up_to(ps)` (that is, when `n * ps` is below the fork's
-    /// worth in ps).
-    fn serial_up_to(ps_per_position: u64) -> usize {
-        match ps_per_position {
-            0 => usize::MAX,
-            ps => usize::try_from((FORK_WORTH_NS * 1000 - 1) / ps).unwrap_or(usize::MAX),
-        }
-    }
-
-    fn remember(&self, ps_per_position: u64) {
-        if OVERRIDE.with(Cell::get) != Override::Adaptive {
-            // A call that began before an override was set (its closure set
-            // it) must not leave a trusted site behind: the trusted path
-            // does not read the override.
-            return;
-        }
-        let slot = (self.key >> 4) % SITES;
-        SITES_SEEN.with(|sites| {
-            let seen = sites[slot].get();
-            // A probe the OS descheduled only looks slower: a site's cost
-            // may at most double from one measurement to the next, so one
-            // such probe cannot make the next trusted calls fork. A cost
-            // that really grew is followed within a few measurements, each
-            // trusted for the fewest calls while the cap holds it back.
-            // (At least 1 ps: a clock that read no time at all must not
-            // keep every length of call on the caller.)
-            let cap = if seen.key == self.key {
-                seen.ps_per_position.saturating_mul(2).max(1)
-            } else {
-                u64::MAX
-            };
-            let capped = ps_per_position > cap;
-            let ps_per_position = ps_per_position.min(cap).max(1);
-            sites[slot].set(Site {
-                key: self.key,
-                ps_per_position,
-                serial_up_to: Self::serial_up_to(ps_per_position),
-                trusted_calls: if capped {
-                    TRUST_CALLS_MIN
-                } else {
-                    Self::trust_for(ps_per_position, self.positions)
-                },
-            })
-        });
-    }
-
-    /// The calls that may decide from a rate of `ps_per_position` before
-    /// the next measurement, for a site whose measured call had
-    /// `positions` positions: enough to cover [`TRUST_NS`] of such calls,
-    /// from 63 (calls of 1 µs or more) to 255 (of 247 ns or less).
-    fn trust_for(ps_per_position: u64, positions: usize) -> u8 {
-        let call_ns = ps_per_position.saturating_mul(positions as u64) / 1000;
-        let calls = TRUST_NS / call_ns.max(1);
-        calls.clamp(u64::from(TRUST_CALLS_MIN), u64::from(u8::MAX)) as u8
-    }
 }
 
 /// Nanoseconds since `started`, saturating.
@@ -393,5 +274,113 @@ impl Drop for Cutoff {
     }
 }
 
+/// The cutoff's rule, its trust and its override, on one thread's
+/// remembered sites.
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::sites::TRUST_CALLS_MIN;
+    use super::{set_override, Cutoff, Decision, Override, FORK_WORTH_NS, QUIET_MARGIN, TRUST_NS};
+
+    /// Remembers `ps` per position for `key`, as a measuring call would.
+    fn seed(key: usize, ps: u64) {
+        let mut cutoff = Cutoff::new(key, 1);
+        // A measuring call would also remember its own clock when dropped.
+        cutoff.quiet = false;
+        cutoff.remember(ps);
+    }
+
+    #[test]
+    fn a_cheap_site_is_measured_whole_and_a_costly_one_is_probed() {
+        // Keys of their own (their slots are theirs on this test thread).
+        let (cheap, costly) = (0x1_0000, 0x2_0010);
+        // 1 ns per position: 256 positions are far below the fork's worth.
+        seed(cheap, 1_000);
+        for _ in 0..Cutoff::trust_for(1_000, 1) {
+            let trusted = Cutoff::new(cheap, 256);
+            assert_eq!(trusted.decision(), Decision::Serial);
+            assert!(trusted.started.is_none(), "a trusted call reads no clock");
+        }
+        let measured = Cutoff::new(cheap, 256);
+        assert_eq!(measured.decision(), Decision::Serial);
+        assert!(measured.quiet && measured.started.is_some());
+        drop(measured); // remembers the rate, and trusts it again
+        assert!(Cutoff::new(cheap, 256).started.is_none());
+
+        // A site whose call would cost over an eighth of a fork's worth
+        // (at its remembered rate) is probed block by block, as before.
+        let ps = FORK_WORTH_NS * 1000 / QUIET_MARGIN / 256 + 1;
+        seed(costly, ps);
+        for _ in 0..Cutoff::trust_for(ps, 1) {
+            drop(Cutoff::new(costly, 256));
+        }
+        let probed = Cutoff::new(costly, 256);
+        assert_eq!(probed.decision(), Decision::Undecided);
+        assert!(!probed.quiet);
+    }
+
+    #[test]
+    fn trust_covers_a_fixed_stretch_of_work_within_63_to_255_calls() {
+        // Calls of 1 µs and more: 63; of 247 ns and less: 255; between,
+        // about `TRUST_NS` of work, fewer calls as they grow.
+        assert_eq!(Cutoff::trust_for(1_000, 1_000), TRUST_CALLS_MIN);
+        assert_eq!(Cutoff::trust_for(u64::MAX, usize::MAX), TRUST_CALLS_MIN);
+        assert_eq!(Cutoff::trust_for(1_000, 247), u8::MAX);
+        assert_eq!(Cutoff::trust_for(0, 256), u8::MAX);
+        assert_eq!(Cutoff::trust_for(1_000, 500), (TRUST_NS / 500) as u8);
+        let mut last = u8::MAX;
+        for positions in (1..2_000).step_by(7) {
+            let calls = Cutoff::trust_for(1_000, positions);
+            assert!((TRUST_CALLS_MIN..=u8::MAX).contains(&calls));
+            assert!(calls <= last, "fewer calls for longer ones");
+            last = calls;
+        }
+    }
+
+    #[test]
+    fn the_trusted_compare_decides_as_the_rule() {
+        for ps in [0, 1, 7, 999, 1_000, 15_625, 4_000_000, 4_000_001, u64::MAX] {
+            let up_to = Cutoff::serial_up_to(ps);
+            let edge = [up_to.saturating_sub(1), up_to, up_to.saturating_add(1)];
+            for n in [0, 1, 2, 255, 256, 257, 4_000, 1 << 20, usize::MAX]
+                .into_iter()
+                .chain(edge)
+            {
+                assert_eq!(
+                    Cutoff::judge(ps, n) == Decision::Serial,
+                    n <= up_to,
+                    "{ps} ps per position, {n} positions"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_trusted_site_spends_its_trust_and_an_override_clears_it() {
+        let key = 0x3_0020;
+        seed(key, 1_000);
+        for _ in 0..Cutoff::trust_for(1_000, 1) {
+            assert!(Cutoff::trusted_serial(key, 256));
+        }
+        assert!(!Cutoff::trusted_serial(key, 256), "the 256th call measures");
+        seed(key, 1_000);
+        assert!(!Cutoff::trusted_serial(key, 4_000), "a call worth a fork");
+        assert!(!Cutoff::trusted_serial(key + 1, 256), "another site");
+        assert!(Cutoff::trusted_serial(key, 256));
+        let before = set_override(Override::AlwaysFork);
+        assert!(!Cutoff::trusted_serial(key, 256), "an override is obeyed");
+        assert_eq!(Cutoff::new(key, 256).decision(), Decision::Fork);
+        set_override(before);
+
+        // A call that began before the override and ends under it (its
+        // closure set it) leaves no trusted site behind.
+        let measuring = Cutoff::new(key, 256);
+        let before = set_override(Override::AlwaysFork);
+        measuring.remember(1_000);
+        drop(measuring);
+        assert!(
+            !Cutoff::trusted_serial(key, 256),
+            "the override still holds"
+        );
+        set_override(before);
+    }
+}

@@ -4,7 +4,7 @@
 //! # Plan
 //!
 //! - `used = min(threads, len / min_len)` threads take part (at least 1).
-//! - Static: thread `t` owns `split(len, used, t)`. It runs its range in
+//! - Static (`ranges.rs`): thread `t` owns `split(len, used, t)`. It runs its range in
 //!   blocks: thread 0's end at 1, 4, 16, ... (so that the caller can decide
 //!   the cutoff early, `cutoff.rs`), the others' are whole; every block is
 //!   at most `max_len`, and at most [`STOP_BLOCK`] when the consumer can
@@ -48,16 +48,15 @@
 mod alone;
 mod block;
 mod claims;
-mod consumer;
+pub(crate) mod consumer;
 mod guards;
+mod ranges;
 mod route;
-#[cfg(test)]
-mod tests;
 mod walk;
 
 use super::cutoff::{Cutoff, Decision};
-use super::iter::{Config, Schedule};
 use super::producer::Producer;
+use super::settings::{Config, Schedule};
 use crate::nest::stop;
 use crate::pool::entry;
 use crate::schedule::dynamic::{GrainClaims, GuidedClaims};
@@ -65,11 +64,11 @@ use crate::schedule::split::Shares;
 use crate::schedule::ForkJoin;
 use crate::sync::AtomicBool;
 use alone::run_alone;
-pub(crate) use consumer::Consumer;
+use consumer::Consumer;
 use crossbeam_utils::CachePadded;
-use guards::{CollectGuard, SerialGuard, ShareGuard, Slots, UnsafeSync};
+use guards::{CollectGuard, Slots};
 use route::{route, Route};
-use walk::{Blocks, Record, Walk};
+use walk::{Blocks, Record};
 
 /// The largest block a thread runs between two checks for an early stop.
 pub const STOP_BLOCK: usize = 4096;
@@ -301,72 +300,6 @@ impl<'a, P: Producer, C: Consumer<P::Item>> Call<'a, P, C, C::Acc> {
         }
     }
 
-    /// The static plan: see the module docs.
-    fn run_static(&self, pool: Option<&dyn ForkJoin>, mut cutoff: Cutoff) -> C::Acc {
-        let mut decision = if self.used == 1 {
-            Decision::Serial
-        } else {
-            cutoff.decision()
-        };
-        if decision == Decision::Serial {
-            if C::SPLIT_FREE {
-                // One thread (or no pool): `drive` did not know it yet.
-                return run_alone(self.producer, self.blocks, self.consumer, self.n);
-            }
-            if self.can_run_serial() {
-                return self.run_serial();
-            }
-        }
-        // Made before the first partial: if `start` panics, the guard drops
-        // every position.
-        let mut serial = SerialGuard {
-            call: self,
-            walk: Walk::empty(),
-        };
-        let mut acc = Some(self.consumer.start());
-        serial.walk = Walk::new(self.shares, 0);
-        // The caller alone, until the cutoff decides.
-        cutoff.begin();
-        while decision == Decision::Undecided {
-            let walk = &mut serial.walk;
-            walk.skip_dead(self.producer);
-            if P::BOUNDLESS && walk.cursor >= walk.end {
-                // A bridge that ran out: a fork would find nothing.
-                decision = Decision::Serial;
-                break;
-            }
-            let Some((begin, end)) = walk.next_block(self.blocks) else {
-                decision = cutoff.after_block(walk.done, true);
-                break;
-            };
-            if !self.guarded_block(&mut acc, begin, end, walk.end) {
-                walk.cursor = walk.end;
-                decision = Decision::Serial; // the answer is known: no fork
-                break;
-            }
-            walk.done = end;
-            decision = cutoff.after_block(end, walk.cursor >= walk.end);
-        }
-        if decision == Decision::Fork {
-            let walk = serial.walk;
-            core::mem::forget(serial);
-            return self.fork_static(pool, walk, acc);
-        }
-        // Alone: the caller's range, then every other range in order.
-        self.finish_walk(&mut serial.walk, &mut acc);
-        let mut total = acc.expect("a partial");
-        for thread in 1..self.used {
-            // `start` first: while it runs, the guard's walk is the range
-            // just finished, so a panic drops this range and every later one.
-            let mut acc = Some(self.consumer.start());
-            serial.walk = Walk::new(self.shares, thread);
-            self.finish_walk(&mut serial.walk, &mut acc);
-            total = self.consumer.combine(total, acc.expect("a partial"));
-        }
-        core::mem::forget(serial);
-        total
-    }
-
     /// Forks the call on `pool`: slot 0 starts as `first` (the caller's
     /// record so far) and slot `t` as `untouched(t)`; each thread `t <
     /// used` runs `share(t, its record, the slots)`; after the join the
@@ -400,49 +333,77 @@ impl<'a, P: Producer, C: Consumer<P::Item>> Call<'a, P, C, C::Acc> {
         });
         collect.combine()
     }
+}
 
-    /// The fork of a static call, thread 0 going on from `walk` with
-    /// `acc`.
-    fn fork_static(
-        &self,
-        pool: Option<&dyn ForkJoin>,
-        walk0: Walk,
-        acc0: Option<C::Acc>,
-    ) -> C::Acc {
-        let first = Record {
-            acc: acc0,
-            begin: walk0.begin,
-            done: walk0.done,
-            handed: walk0.cursor,
-            end: walk0.end,
-        };
-        let untouched = |thread| {
-            let walk = Walk::new(self.shares, thread);
-            Record::untouched(walk.begin, walk.end)
-        };
-        let walk0 = UnsafeSync(walk0);
-        self.fork_slots(pool, first, untouched, |thread, record, slots| {
-            let walk = if thread == 0 {
-                walk0.0
-            } else {
-                Walk::new(self.shares, thread)
+/// The trusted shortcut (`serial_on_trust`) against the fork: the same
+/// ranges and blocks, so the same bits, whichever way the pool is found.
+#[cfg(test)]
+mod tests {
+    use super::consumer::Consumer;
+    use super::{drive, serial_on_trust};
+    use crate::par::cutoff::{set_override, Override};
+    use crate::par::producer::{Producer, SliceProducer};
+    use crate::par::settings::{Config, PoolRef};
+    use crate::pool::ThreadPool;
+    use crate::schedule::ForkJoin;
+    use core::ptr::NonNull;
+    use std::vec::Vec;
+
+    /// A float sum shaped as `sum`'s consumer: each block summed on its own,
+    /// then added to the partial (so the bits depend on the blocks).
+    struct BlockSum;
+
+    impl<'a> Consumer<&'a f32> for BlockSum {
+        type Acc = f32;
+        fn start(&self) -> f32 {
+            -0.0
+        }
+        fn fold<I: Iterator<Item = &'a f32>>(&self, acc: f32, _first: usize, items: I) -> f32 {
+            let block: f32 = items.sum();
+            acc + block
+        }
+        fn combine(&self, left: f32, right: f32) -> f32 {
+            left + right
+        }
+    }
+
+    #[test]
+    fn the_trusted_shortcut_folds_the_forks_blocks() {
+        // 301 positions: uneven ranges on 3 threads (101, 100, 100).
+        let data: Vec<f32> = (0..301).map(|i| (i as f32).sin() * 1e3).collect();
+        let pool = ThreadPool::try_spawn(3).expect("a pool");
+        // The pool as `with_pool` keeps it in the settings.
+        let own: &(dyn ForkJoin + 'static) = &pool;
+        let own = PoolRef(NonNull::from(own));
+        for (max, min) in [(usize::MAX, 1), (7, 1), (usize::MAX, 5), (40, 3)] {
+            // `data.par_iter().with_max_len(max).with_min_len(min)`: the
+            // slice's producer and those settings.
+            let products = || SliceProducer(&data[..]);
+            let config = Config {
+                max_len: max.max(1),
+                min_len: min.max(1),
+                ..Config::default()
             };
-            // The guard first: whatever happens next, it leaves a record.
-            let mut share = ShareGuard::<P, C> {
-                call: self,
-                slots,
-                thread,
-                walk,
-                acc: record.acc,
-                started: false,
-                finished: false,
+            let pooled = Config {
+                pool: Some(own),
+                ..config
             };
-            if thread != 0 {
-                share.acc = Some(self.consumer.start());
-            }
-            share.started = true;
-            self.finish_walk(&mut share.walk, &mut share.acc);
-            share.finished = true;
-        })
+            let forked = {
+                let before = set_override(Override::AlwaysFork);
+                let forked = drive(&products(), &pooled, &BlockSum);
+                set_override(before);
+                forked
+            };
+            // The iterator's own pool (its count through the `ForkJoin` trait).
+            let producer = products();
+            let alone = serial_on_trust(&producer, &pooled, &BlockSum, producer.len());
+            assert_eq!(alone.to_bits(), forked.to_bits(), "max {max} min {min}");
+            // The installed pool (its count read directly).
+            let installed = pool.install(|| {
+                let producer = products();
+                serial_on_trust(&producer, &config, &BlockSum, producer.len())
+            });
+            assert_eq!(installed.to_bits(), forked.to_bits(), "max {max} min {min}");
+        }
     }
 }

@@ -166,14 +166,9 @@
 //! | `omp_get_num_threads()` | `tine::current_num_threads()` |
 //! | `OMP_NUM_THREADS` | `TINE_NUM_THREADS` (the global pool) |
 
-mod adaptor;
 pub mod bridge;
-mod collect;
-mod consume;
 pub mod cutoff;
 pub mod drive;
-mod extend;
-mod find_last;
 mod iter;
 mod producer;
 mod settings;
@@ -182,24 +177,35 @@ pub(crate) mod source;
 mod targets;
 
 pub use crate::pool::current::{current_num_threads, global, THREADS_VAR};
-pub use adaptor::{
-    AnyN, AnyNIter, AnyWhile, AnyWhileIter, Chain, ChainIter, Chunks, ChunksIter, CloneOf, Cloned,
-    Copied, Enumerate, Filter, FilterMap, FlatMap, FlatMapItems, FlatMapIter, Fold, FoldChunks,
-    FoldChunksIter, FoldChunksWith, FoldIter, Inspect, Interleave, InterleaveIter, Intersperse,
-    IntersperseIter, MakeState, Map, MapInit, MapInitIter, MapWith, Pooled, Positions,
-    PositionsIter, Rev, RevIter, Serial, StepBy, TryFold, TryFoldIter, TryFoldWith, Update,
-    UpdateIter, WhileKind, WhileSome, WhileSomeIter, Window, Zip,
-};
 pub use bridge::{IterBridge, ParallelBridge};
-pub use extend::ParallelExtend;
-pub use iter::{
-    FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, Par, ParallelIterator,
-    Schedule, Try,
+pub use iter::adaptor::any_while::{AnyWhile, AnyWhileIter, WhileKind, WhileSome, WhileSomeIter};
+pub use iter::adaptor::chunking::{Chunks, ChunksIter, FoldChunks, FoldChunksIter, FoldChunksWith};
+pub use iter::adaptor::flatten::{FlatMap, FlatMapItems};
+pub use iter::adaptor::intersperse::{Intersperse, IntersperseIter};
+pub use iter::adaptor::items::{
+    AnyN, AnyNIter, Positions, PositionsIter, TryFold, TryFoldIter, TryFoldWith, Update, UpdateIter,
 };
+pub use iter::adaptor::order::{Interleave, InterleaveIter, Rev, RevIter, StepBy};
+pub use iter::adaptor::reshape::{Cloned, Copied, Fold, FoldIter, Pooled, Zip};
+pub use iter::adaptor::serial::Serial;
+pub use iter::adaptor::slicing::{Chain, ChainIter, Window};
+pub use iter::adaptor::{
+    CloneOf, Enumerate, Filter, FilterMap, FlatMapIter, Inspect, MakeState, Map, MapInit,
+    MapInitIter, MapWith,
+};
+pub use iter::convert::{
+    FromParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
+    IntoParallelRefMutIterator, Try,
+};
+pub use iter::extend::ParallelExtend;
+pub use iter::indexed::IndexedParallelIterator;
+pub use iter::par::Par;
+pub use iter::ParallelIterator;
 pub use producer::{
     ChunksMutProducer, ChunksProducer, Indexed, Producer, SliceMutProducer, SliceProducer,
     VecProducer, VecRange,
 };
+pub use settings::Schedule;
 pub use source::chunk_by::{ChunkByProducer, ChunkByRange};
 pub use source::drain::{
     ParallelDrainFull, ParallelDrainRange, StringDrainProducer, VecDrainProducer,
@@ -225,7 +231,7 @@ pub use source::strings::{
     SplitWhitespace,
 };
 pub use source::wide_range::{WideInteger, WideIter, WideRangeProducer};
-pub use source::{IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelSliceMut};
+pub use source::ParallelSliceMut;
 
 /// The traits to import: `use tine::prelude::*;` in place of
 /// `use rayon::prelude::*;`.

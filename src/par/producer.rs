@@ -18,8 +18,11 @@
 //! The file holds the trait and the producers of the core sources (slices
 //! and `Vec`), so that the contract and its first implementations read
 //! together; ranges are in `source/range.rs` and `source/wide_range.rs`.
+//! The trait's default search from the end is here too, with `Unreached`,
+//! the positions a search from the end has not taken, which `find_last`
+//! (`iter/consume/find_last.rs`) shares.
 
-use super::find_last::by_position;
+use crate::nest::stop::stopped;
 use core::marker::PhantomData;
 use std::vec::Vec;
 
@@ -113,6 +116,64 @@ pub unsafe trait Producer: Sync {
     {
         // SAFETY: forwarded from the caller.
         unsafe { by_position(self, begin, end, test) }
+    }
+}
+
+/// [`Producer::rfind_map`]'s default: position by position from the last,
+/// each position's items in order (its last answer wins).
+///
+/// # Safety
+/// As for [`Producer::range`].
+#[inline]
+unsafe fn by_position<P: Producer, A>(
+    producer: &P,
+    begin: usize,
+    end: usize,
+    test: &mut impl FnMut(P::Item) -> Option<A>,
+) -> Option<A> {
+    let mut unreached = Unreached {
+        producer,
+        begin,
+        end,
+    };
+    while unreached.end > begin {
+        if stopped() {
+            return None;
+        }
+        let at = unreached.end - 1;
+        unreached.end = at;
+        // SAFETY: position `at` is this search's (the caller's contract),
+        // and `unreached` no longer holds it.
+        let items = unsafe { producer.range(at, at + 1) };
+        // Item by item (a `fold`, which `last` runs, may not look for the
+        // stop): the position's last answer wins.
+        let mut found = None;
+        for item in items {
+            if let Some(answer) = test(item) {
+                found = Some(answer);
+            }
+        }
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// The positions `begin..end` of a search from the end that it has not
+/// taken yet: dropped unseen when the search ends, by an answer or a
+/// panic.
+pub(super) struct Unreached<'a, P: Producer> {
+    pub(super) producer: &'a P,
+    pub(super) begin: usize,
+    pub(super) end: usize,
+}
+
+impl<P: Producer> Drop for Unreached<'_, P> {
+    fn drop(&mut self) {
+        // SAFETY: positions `begin..end` were never handed out (the search
+        // moves `end` below each position or segment before it takes it).
+        unsafe { self.producer.drop_range(self.begin, self.end) }
     }
 }
 

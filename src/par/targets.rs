@@ -4,11 +4,12 @@
 //! `unzip` and `partition_map` fill them), `Either` and `()`.
 //!
 //! Each gathers its items in input order through the `Vec` and `String`
-//! targets (`collect.rs`, `extend.rs`) and converts the result, so it keeps
-//! their order and their one fork per call.
+//! targets (`iter/collect.rs`, `iter/extend.rs`) and converts the result,
+//! so it keeps their order and their one fork per call.
 
-use super::extend::{partition_map_into, unzip_into, ParallelExtend};
-use super::iter::{FromParallelIterator, IntoParallelIterator, ParallelIterator};
+use super::iter::convert::{FromParallelIterator, IntoParallelIterator};
+use super::iter::extend::{partition_map_into, unzip_into, ParallelExtend};
+use super::iter::ParallelIterator;
 use either::Either;
 use std::borrow::{Cow, ToOwned};
 use std::boxed::Box;
@@ -40,7 +41,7 @@ impl<T: Send> FromParallelIterator<T> for Arc<[T]> {
 }
 
 /// `collect::<String>()` and `par_extend` on a `String` from the pieces
-/// `String`'s `FromIterator` takes that `extend.rs` does not list.
+/// `String`'s `FromIterator` takes that `iter/extend.rs` does not list.
 macro_rules! more_string_pieces {
     ($(impl[$($generics:tt)*] $piece:ty;)*) => {$(
         impl<$($generics)*> FromParallelIterator<$piece> for String {

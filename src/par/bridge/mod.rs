@@ -51,7 +51,7 @@
 
 mod lock;
 
-use super::iter::Par;
+use super::iter::par::Par;
 use super::producer::Producer;
 use crate::sync::{AtomicBool, Ordering};
 use core::marker::PhantomData;

@@ -2,9 +2,10 @@
 //! thread's walk, each dropping what it must not fold (an early stop, a
 //! panic elsewhere) so that every position is folded or dropped once.
 
+use super::consumer::Consumer;
 use super::guards::DropRest;
 use super::walk::Walk;
-use super::{Call, Consumer};
+use super::Call;
 use crate::nest::stop::watching;
 use crate::par::producer::Producer;
 use crate::sync::Ordering;

@@ -3,9 +3,10 @@
 //! it (`schedule/dynamic.rs`); what no one claimed is dropped after the
 //! call (`DropTail`).
 
+use super::consumer::Consumer;
 use super::guards::{ClaimGuard, DropTail, UnsafeSync};
 use super::walk::Record;
-use super::{Call, Consumer};
+use super::Call;
 use crate::par::cutoff::{Cutoff, Decision};
 use crate::par::producer::Producer;
 use crate::schedule::dynamic::GuidedCursor;

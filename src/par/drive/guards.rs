@@ -2,8 +2,9 @@
 //! unwinding included (see "Every position once" in `drive.rs`), and the
 //! slots the records go to.
 
+use super::consumer::Consumer;
 use super::walk::{Record, Walk};
-use super::{Call, Consumer};
+use super::Call;
 use crate::par::producer::Producer;
 use crate::schedule::ForkJoin;
 use crate::sync::{AtomicUsize, Ordering};

@@ -2,10 +2,10 @@
 //! from the consumer's kind and a thread-local compare at most.
 
 use super::alone::serial_in_blocks;
-use super::Consumer;
+use super::consumer::Consumer;
 use crate::par::cutoff::Cutoff;
-use crate::par::iter::{Config, Schedule};
 use crate::par::producer::Producer;
+use crate::par::settings::{Config, Schedule};
 
 /// The way one call goes, chosen by [`route`] before anything else is
 /// done. Each is a shortcut past the next, for a call that needs less.

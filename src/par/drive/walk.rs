@@ -1,9 +1,10 @@
 //! A thread's walk through its static range, and the record each thread
 //! leaves in its slot.
 
-use super::{Consumer, STOP_BLOCK};
-use crate::par::iter::Config;
+use super::consumer::Consumer;
+use super::STOP_BLOCK;
 use crate::par::producer::Producer;
+use crate::par::settings::Config;
 use crate::schedule::split::Shares;
 
 /// One thread's result, left in its slot. The caller writes every slot

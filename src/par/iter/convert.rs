@@ -1,6 +1,7 @@
 //! The conversions in and out of parallel iterators:
-//! [`IntoParallelIterator`], [`FromParallelIterator`], and the [`Try`]
-//! protocol of `try_for_each`, `try_reduce` and `try_fold`, for every type
+//! [`IntoParallelIterator`] (and, through it, `par_iter` and `par_iter_mut`:
+//! [`IntoParallelRefIterator`], [`IntoParallelRefMutIterator`]),
+//! [`FromParallelIterator`], and the [`Try`] protocol of `try_for_each`, `try_reduce` and `try_fold`, for every type
 //! rayon accepts there: `Result`, `Option`, `ControlFlow`, and `Poll` of a
 //! `Result` or of an `Option` of one.
 
@@ -24,6 +25,51 @@ impl<T: ParallelIterator> IntoParallelIterator for T {
     type Item = T::Item;
     fn into_par_iter(self) -> T {
         self
+    }
+}
+
+/// `par_iter()`: a parallel iterator over references, for anything whose
+/// reference converts (slices, `Vec`s).
+pub trait IntoParallelRefIterator<'data> {
+    /// The parallel iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items (references).
+    type Item: Send + 'data;
+    /// Iterates over `&self`'s items in parallel.
+    fn par_iter(&'data self) -> Self::Iter;
+}
+
+impl<'data, I: 'data + ?Sized> IntoParallelRefIterator<'data> for I
+where
+    &'data I: IntoParallelIterator,
+{
+    type Iter = <&'data I as IntoParallelIterator>::Iter;
+    type Item = <&'data I as IntoParallelIterator>::Item;
+
+    fn par_iter(&'data self) -> Self::Iter {
+        self.into_par_iter()
+    }
+}
+
+/// `par_iter_mut()`: a parallel iterator over mutable references.
+pub trait IntoParallelRefMutIterator<'data> {
+    /// The parallel iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items (mutable references).
+    type Item: Send + 'data;
+    /// Iterates over `&mut self`'s items in parallel.
+    fn par_iter_mut(&'data mut self) -> Self::Iter;
+}
+
+impl<'data, I: 'data + ?Sized> IntoParallelRefMutIterator<'data> for I
+where
+    &'data mut I: IntoParallelIterator,
+{
+    type Iter = <&'data mut I as IntoParallelIterator>::Iter;
+    type Item = <&'data mut I as IntoParallelIterator>::Item;
+
+    fn par_iter_mut(&'data mut self) -> Self::Iter {
+        self.into_par_iter()
     }
 }
 

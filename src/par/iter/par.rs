@@ -1,14 +1,14 @@
 //! [`Par`], the one parallel-iterator type: a producer and the settings of
 //! the call that will consume it.
 
-use super::Config;
 use crate::par::producer::Producer;
+use crate::par::settings::Config;
 use core::marker::PhantomData;
 
 /// A parallel iterator: a producer and a call's settings. Every source and
 /// adaptor returns one; its methods come from
 /// [`ParallelIterator`](super::ParallelIterator) and
-/// [`IndexedParallelIterator`](super::IndexedParallelIterator).
+/// [`IndexedParallelIterator`](super::indexed::IndexedParallelIterator).
 #[must_use = "parallel iterators are lazy and do nothing unless consumed"]
 pub struct Par<P: Producer> {
     /// `None` once a consumer has taken it.

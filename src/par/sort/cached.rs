@@ -8,8 +8,9 @@
 //! does it), so a panic in `f` or in `K::cmp` leaves the slice untouched.
 
 use super::{leaf_for, quick, MIN_LEAF};
-use crate::par::iter::{IndexedParallelIterator, ParallelIterator};
-use crate::par::source::IntoParallelRefMutIterator;
+use crate::par::iter::convert::IntoParallelRefMutIterator;
+use crate::par::iter::indexed::IndexedParallelIterator;
+use crate::par::iter::ParallelIterator;
 use std::vec::Vec;
 
 /// Sorts `v` by the keys `f` gives, calling `f` once per element.

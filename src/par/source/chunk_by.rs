@@ -101,7 +101,8 @@ where
     T: Send,
     F: Fn(&T, &T) -> bool + Sync + Send,
 {
-    use crate::par::iter::{IndexedParallelIterator, ParallelIterator};
+    use crate::par::iter::indexed::IndexedParallelIterator;
+    use crate::par::iter::ParallelIterator;
     use crate::par::source::ParallelSliceMut;
     let len = slice.len();
     // Enough blocks for every thread, few enough that the caller's check

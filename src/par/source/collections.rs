@@ -8,7 +8,8 @@
 //! call, as rayon's sources for these collections make too. A `VecDeque`
 //! and a `BinaryHeap` become a `Vec` without copying when owned.
 
-use crate::par::iter::{IntoParallelIterator, Par};
+use crate::par::iter::convert::IntoParallelIterator;
+use crate::par::iter::par::Par;
 use crate::par::producer::VecProducer;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::vec::Vec;

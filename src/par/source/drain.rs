@@ -18,7 +18,8 @@
 //! string as it was).
 
 use super::str_split::ceil_boundary;
-use crate::par::iter::{Par, ParallelIterator};
+use crate::par::iter::par::Par;
+use crate::par::iter::ParallelIterator;
 use crate::par::producer::{Indexed, Producer, VecRange};
 use core::ops::{Bound, Range, RangeBounds};
 use std::string::String;

@@ -20,7 +20,7 @@
 use super::drain::{
     drain_bounds, forward_to_drained, Drained, ParallelDrainFull, ParallelDrainRange,
 };
-use crate::par::iter::Par;
+use crate::par::iter::par::Par;
 use crate::par::producer::{Indexed, Producer, VecProducer, VecRange};
 use core::ops::{Range, RangeBounds};
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};

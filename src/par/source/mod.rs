@@ -1,5 +1,6 @@
-//! Where parallel iterators come from: `par_iter`, `par_iter_mut`,
-//! `into_par_iter`, and the methods of mutable slices
+//! Where parallel iterators come from: the sources that `par_iter`,
+//! `par_iter_mut` and `into_par_iter` reach (their traits are in
+//! `iter/convert.rs`), and the methods of mutable slices
 //! ([`ParallelSliceMut`]: `par_chunks_mut` and the like, `par_split_mut`,
 //! and the `par_sort*` methods, implemented in `sort/`), with rayon's trait
 //! names so that code written against rayon's prelude finds them.
@@ -38,58 +39,13 @@ pub(crate) mod strings;
 mod tuples;
 pub(crate) mod wide_range;
 
-use crate::par::iter::{IntoParallelIterator, Par, ParallelIterator};
+use crate::par::iter::par::Par;
 use crate::par::producer::{ChunksMutProducer, SliceMutProducer};
 use crate::par::sort;
 use core::cmp::Ordering;
 
 use slice_split::SplitMutProducer;
 use slices::{ChunksExactMutProducer, RChunksExactMutProducer, RChunksMutProducer};
-
-/// `par_iter()`: a parallel iterator over references, for anything whose
-/// reference converts (slices, `Vec`s).
-pub trait IntoParallelRefIterator<'data> {
-    /// The parallel iterator.
-    type Iter: ParallelIterator<Item = Self::Item>;
-    /// Its items (references).
-    type Item: Send + 'data;
-    /// Iterates over `&self`'s items in parallel.
-    fn par_iter(&'data self) -> Self::Iter;
-}
-
-impl<'data, I: 'data + ?Sized> IntoParallelRefIterator<'data> for I
-where
-    &'data I: IntoParallelIterator,
-{
-    type Iter = <&'data I as IntoParallelIterator>::Iter;
-    type Item = <&'data I as IntoParallelIterator>::Item;
-
-    fn par_iter(&'data self) -> Self::Iter {
-        self.into_par_iter()
-    }
-}
-
-/// `par_iter_mut()`: a parallel iterator over mutable references.
-pub trait IntoParallelRefMutIterator<'data> {
-    /// The parallel iterator.
-    type Iter: ParallelIterator<Item = Self::Item>;
-    /// Its items (mutable references).
-    type Item: Send + 'data;
-    /// Iterates over `&mut self`'s items in parallel.
-    fn par_iter_mut(&'data mut self) -> Self::Iter;
-}
-
-impl<'data, I: 'data + ?Sized> IntoParallelRefMutIterator<'data> for I
-where
-    &'data mut I: IntoParallelIterator,
-{
-    type Iter = <&'data mut I as IntoParallelIterator>::Iter;
-    type Item = <&'data mut I as IntoParallelIterator>::Item;
-
-    fn par_iter_mut(&'data mut self) -> Self::Iter {
-        self.into_par_iter()
-    }
-}
 
 /// `par_chunks_mut()` and the `par_sort*` methods on slices (and `Vec`s,
 /// through deref), with rayon's names and bounds.
@@ -307,7 +263,7 @@ pub trait ParallelSliceMut<T: Send> {
         F: Fn(&T) -> K + Sync,
     {
         let slice = self.as_parallel_slice_mut();
-        sort::sort_by_cached_key(slice, f);
+        sort::cached::sort_by_cached_key(slice, f);
     }
 
     /// Sorts the slice, unstably (equal elements may be reordered), in

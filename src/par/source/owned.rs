@@ -3,7 +3,8 @@
 //! items are moved out by position ([`VecProducer`]); borrowed ones are
 //! slices ([`SliceProducer`], [`SliceMutProducer`]).
 
-use crate::par::iter::{IntoParallelIterator, Par};
+use crate::par::iter::convert::IntoParallelIterator;
+use crate::par::iter::par::Par;
 use crate::par::producer::{SliceMutProducer, SliceProducer, VecProducer};
 use std::boxed::Box;
 use std::vec::Vec;

@@ -5,7 +5,8 @@
 //! `wide_range.rs`'s producer. The wrapper names `T` itself, so a range's
 //! type is inferred from the iterator type a program asks for.
 
-use crate::par::iter::{IntoParallelIterator, Par};
+use crate::par::iter::convert::IntoParallelIterator;
+use crate::par::iter::par::Par;
 use crate::par::producer::{Indexed, Producer};
 use core::ops::{Range, RangeInclusive};
 

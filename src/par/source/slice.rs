@@ -5,8 +5,8 @@
 use super::chunk_by::ChunkByProducer;
 use super::slice_split::SliceSplitProducer;
 use super::slices::{ChunksExactProducer, RChunksExactProducer, RChunksProducer, WindowsProducer};
-use crate::par::adaptor::Map;
-use crate::par::iter::Par;
+use crate::par::iter::adaptor::Map;
+use crate::par::iter::par::Par;
 use crate::par::producer::ChunksProducer;
 
 /// The parallel methods of shared slices (and `Vec`s, through deref),

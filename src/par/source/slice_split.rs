@@ -153,7 +153,9 @@ impl<'a, T: Send> SplitMutProducer<'a, T> {
     where
         P: Fn(&T) -> bool + Sync + Send,
     {
-        use crate::par::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+        use crate::par::iter::convert::IntoParallelIterator;
+        use crate::par::iter::indexed::IndexedParallelIterator;
+        use crate::par::iter::ParallelIterator;
         let separators = (&mut *slice)
             .into_par_iter()
             .enumerate()

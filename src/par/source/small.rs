@@ -6,7 +6,8 @@
 //! no allocation, and each item is moved out (or dropped) by position,
 //! exactly once, as a `Vec`'s are.
 
-use crate::par::iter::{IntoParallelIterator, Par};
+use crate::par::iter::convert::IntoParallelIterator;
+use crate::par::iter::par::Par;
 use crate::par::producer::{Producer, VecRange};
 use crate::wait::SpinLock;
 use core::cell::UnsafeCell;

@@ -23,7 +23,8 @@
 //!   order, and the nodes then spread over the threads for the work on
 //!   them.
 
-use crate::par::iter::{IntoParallelIterator, Par};
+use crate::par::iter::convert::IntoParallelIterator;
+use crate::par::iter::par::Par;
 use crate::par::producer::VecProducer;
 use std::vec::Vec;
 
@@ -56,7 +57,7 @@ where
     D: Send,
     S: Fn(D) -> (D, Option<D>) + Sync,
 {
-    let target = PIECES_PER_THREAD.saturating_mul(crate::par::current_num_threads());
+    let target = PIECES_PER_THREAD.saturating_mul(crate::pool::current_num_threads());
     // Each piece, and whether the splitter may still cut it.
     let mut pieces: Vec<(D, bool)> = Vec::with_capacity(target.saturating_mul(2).min(1 << 16));
     pieces.push((data, true));
@@ -94,7 +95,7 @@ where
 /// The levels of a walk whose children are walked in parallel: enough for
 /// about four subtrees per thread of the current pool on a binary tree.
 fn parallel_levels() -> u32 {
-    let threads = crate::par::current_num_threads();
+    let threads = crate::pool::current_num_threads();
     if threads <= 1 {
         return 0;
     }

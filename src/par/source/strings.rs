@@ -10,7 +10,7 @@
 
 use super::pattern::Pattern;
 use super::str_split::{ceil_boundary, Cut, StrSplitProducer};
-use crate::par::iter::Par;
+use crate::par::iter::par::Par;
 use crate::par::producer::Indexed;
 use crate::par::producer::Producer;
 

@@ -3,8 +3,11 @@
 //! shortest. The tuple is the zips of its members, left to right, mapped
 //! from nested pairs to a flat tuple by a plain `fn`.
 
-use crate::par::adaptor::{Map, Zip};
-use crate::par::iter::{IndexedParallelIterator, IntoParallelIterator, Par};
+use crate::par::iter::adaptor::reshape::Zip;
+use crate::par::iter::adaptor::Map;
+use crate::par::iter::convert::IntoParallelIterator;
+use crate::par::iter::indexed::IndexedParallelIterator;
+use crate::par::iter::par::Par;
 
 /// The indexed producer of tuple member `T`.
 type X<T> = <<T as IntoParallelIterator>::Iter as IndexedParallelIterator>::Indexed;

@@ -6,7 +6,8 @@
 //! longer side's tail, so an owning source's items are still dropped
 //! exactly once.
 
-use super::{clone_parts, DropPart, Indexed, Producer};
+use super::{clone_parts, DropPart};
+use crate::par::producer::{Indexed, Producer};
 
 /// `skip` and `take`: the base's positions `begin..end`, renumbered from 0.
 #[derive(Clone, Debug)]

@@ -3,8 +3,9 @@
 //! Each range of one of them is the same range of its base, run through a
 //! small serial iterator of its own.
 
-use super::super::iter::Try;
-use super::{clone_parts, Indexed, MakeState, Producer};
+use super::{clone_parts, MakeState};
+use crate::par::iter::convert::Try;
+use crate::par::producer::{Indexed, Producer};
 use crate::sync::{AtomicUsize, Ordering};
 use core::marker::PhantomData;
 

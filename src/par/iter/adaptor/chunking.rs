@@ -8,7 +8,8 @@
 //! into chunks as it runs: every base position is handed out once, with
 //! the block that owns it.
 
-use super::{clone_parts, Indexed, MakeState, Producer};
+use super::{clone_parts, MakeState};
+use crate::par::producer::{Indexed, Producer};
 use std::vec::Vec;
 
 /// The base positions of the chunks `begin..end`, for chunks of `size` over

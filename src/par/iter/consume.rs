@@ -4,9 +4,11 @@
 //! down (`find_first`, `position_first`, `try_*`: blocks past the lowest
 //! hit so far are skipped, so the answer is the lowest position's).
 
-use super::drive::{drive, Consumer};
-use super::iter::{Par, Try};
-use super::producer::Producer;
+use super::convert::Try;
+use super::par::Par;
+use crate::par::drive::consumer::Consumer;
+use crate::par::drive::drive;
+use crate::par::producer::Producer;
 use crate::sync::{AtomicUsize, Ordering};
 use core::cmp::Ordering as Order;
 use core::iter::{Product, Sum};
@@ -15,7 +17,8 @@ use crossbeam_utils::CachePadded;
 use std::collections::LinkedList;
 use std::vec::Vec;
 
-pub(crate) mod each;
+pub(super) mod each;
+pub(super) mod find_last;
 
 /// Runs `consumer` over `par`.
 #[inline]

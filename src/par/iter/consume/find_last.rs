@@ -25,12 +25,12 @@
 //! searched, and a thread on a lower position stops once a higher one has
 //! an answer.
 
-use super::consume::{find, run};
-use super::drive::{drive, Consumer};
-use super::iter::Par;
-use super::producer::Producer;
-use super::settings::Config;
-use crate::nest::stop::stopped;
+use super::{find, run};
+use crate::par::drive::consumer::Consumer;
+use crate::par::drive::drive;
+use crate::par::iter::par::Par;
+use crate::par::producer::{Producer, Unreached};
+use crate::par::settings::Config;
 use crate::sync::{AtomicUsize, Ordering};
 use crossbeam_utils::CachePadded;
 
@@ -153,64 +153,6 @@ where
         size = size.saturating_mul(4);
     }
     None
-}
-
-/// [`Producer::rfind_map`]'s default: position by position from the last,
-/// each position's items in order (its last answer wins).
-///
-/// # Safety
-/// As for [`Producer::range`].
-#[inline]
-pub(super) unsafe fn by_position<P: Producer, A>(
-    producer: &P,
-    begin: usize,
-    end: usize,
-    test: &mut impl FnMut(P::Item) -> Option<A>,
-) -> Option<A> {
-    let mut unreached = Unreached {
-        producer,
-        begin,
-        end,
-    };
-    while unreached.end > begin {
-        if stopped() {
-            return None;
-        }
-        let at = unreached.end - 1;
-        unreached.end = at;
-        // SAFETY: position `at` is this search's (the caller's contract),
-        // and `unreached` no longer holds it.
-        let items = unsafe { producer.range(at, at + 1) };
-        // Item by item (a `fold`, which `last` runs, may not look for the
-        // stop): the position's last answer wins.
-        let mut found = None;
-        for item in items {
-            if let Some(answer) = test(item) {
-                found = Some(answer);
-            }
-        }
-        if found.is_some() {
-            return found;
-        }
-    }
-    None
-}
-
-/// The positions `begin..end` of a search from the end that it has not
-/// taken yet: dropped unseen when the search ends, by an answer or a
-/// panic.
-struct Unreached<'a, P: Producer> {
-    producer: &'a P,
-    begin: usize,
-    end: usize,
-}
-
-impl<P: Producer> Drop for Unreached<'_, P> {
-    fn drop(&mut self) {
-        // SAFETY: positions `begin..end` were never handed out (the search
-        // moves `end` below each position or segment before it takes it).
-        unsafe { self.producer.drop_range(self.begin, self.end) }
-    }
 }
 
 /// A heavy producer's positions in reverse (position `i` is the base's

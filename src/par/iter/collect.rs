@@ -10,9 +10,12 @@
 //! own, appended in thread order, which is input order under the static
 //! split they use.
 
-use super::drive::{drive, Consumer};
-use super::iter::{FromParallelIterator, IntoParallelIterator, Par, ParallelIterator};
-use super::producer::Producer;
+use super::convert::{FromParallelIterator, IntoParallelIterator};
+use super::par::Par;
+use super::ParallelIterator;
+use crate::par::drive::consumer::Consumer;
+use crate::par::drive::drive;
+use crate::par::producer::Producer;
 use std::vec::Vec;
 
 impl<T: Send> FromParallelIterator<T> for Vec<T> {

@@ -9,7 +9,7 @@
 //! depends on timing, as rayon documents; after the flag, a stopping range
 //! yields nothing more, and what it did not yield drops with its iterator.
 
-use super::Producer;
+use crate::par::producer::Producer;
 use crate::sync::{AtomicBool, Ordering};
 
 /// What an [`AnyWhile`] does with the items.

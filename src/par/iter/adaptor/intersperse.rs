@@ -9,8 +9,7 @@
 //! gathered into a `Vec` first (one fork, in input order), which is then
 //! the base.
 
-use super::{Indexed, Producer};
-use crate::par::producer::{VecProducer, VecRange};
+use crate::par::producer::{Indexed, Producer, VecProducer, VecRange};
 use crate::wait::SpinLock;
 use either::Either;
 

@@ -3,8 +3,8 @@
 //! through the matching `std::iter` adaptor, so a thread's loop stays one
 //! plain serial iterator chain.
 
-use super::iter::Par;
-use super::producer::{Indexed, Producer};
+use super::par::Par;
+use crate::par::producer::{Indexed, Producer};
 use crate::wait::SpinLock;
 
 /// The items of an adaptor's `Producer` impl that pass straight through
@@ -37,27 +37,15 @@ macro_rules! same_positions {
     };
 }
 
-mod any_while;
-mod chunking;
-mod flatten;
-mod intersperse;
-mod items;
-mod order;
-mod reshape;
-mod serial;
-mod slicing;
-
-pub use any_while::{AnyWhile, AnyWhileIter, WhileKind, WhileSome, WhileSomeIter};
-pub use chunking::{Chunks, ChunksIter, FoldChunks, FoldChunksIter, FoldChunksWith};
-pub use flatten::{FlatMap, FlatMapItems};
-pub use intersperse::{Intersperse, IntersperseIter};
-pub use items::{
-    AnyN, AnyNIter, Positions, PositionsIter, TryFold, TryFoldIter, TryFoldWith, Update, UpdateIter,
-};
-pub use order::{Interleave, InterleaveIter, Rev, RevIter, StepBy};
-pub use reshape::{Cloned, Copied, Fold, FoldIter, Pooled, Zip};
-pub use serial::Serial;
-pub use slicing::{Chain, ChainIter, Window};
+pub(in crate::par) mod any_while;
+pub(in crate::par) mod chunking;
+pub(in crate::par) mod flatten;
+pub(in crate::par) mod intersperse;
+pub(in crate::par) mod items;
+pub(in crate::par) mod order;
+pub(in crate::par) mod reshape;
+pub(in crate::par) mod serial;
+pub(in crate::par) mod slicing;
 
 /// Drops positions `begin..end` of a producer when it goes out of scope, on
 /// unwinding too: an adaptor over two producers drops one side's part with

@@ -2,8 +2,9 @@
 //! (which drops the longer side's tail), `copied` and `cloned`, `fold` (one
 //! partial per range) and `with_pool`'s lifetime marker.
 
-use super::{clone_parts, DropPart, Indexed, MakeState, Producer};
+use super::{clone_parts, DropPart, MakeState};
 use crate::nest::stop::is_watched;
+use crate::par::producer::{Indexed, Producer};
 use core::marker::PhantomData;
 
 /// `zip`: pairs, as long as the shorter side.

@@ -8,10 +8,12 @@
 //! [`Serial`]. A search from the end (`find_last`) searches each inner
 //! iterator from its end instead ([`Producer::rfind_map`]).
 
-use super::super::iter::{IntoParallelIterator, ParallelIterator};
+use super::clone_parts;
 use super::serial::Serial;
-use super::{clone_parts, Producer};
 use crate::nest::stop::stopped;
+use crate::par::iter::convert::IntoParallelIterator;
+use crate::par::iter::ParallelIterator;
+use crate::par::producer::Producer;
 
 /// The items of `inner`, a parallel iterator, run here (its pool and
 /// schedule are not used).

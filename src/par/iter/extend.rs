@@ -10,9 +10,11 @@
 //! collections need anyway; `Vec` itself is collected in place
 //! (`collect.rs`).
 
-use super::drive::{drive, Consumer};
-use super::iter::{FromParallelIterator, IntoParallelIterator, Par};
-use super::producer::Producer;
+use super::convert::{FromParallelIterator, IntoParallelIterator};
+use super::par::Par;
+use crate::par::drive::consumer::Consumer;
+use crate::par::drive::drive;
+use crate::par::producer::Producer;
 use either::Either;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};

@@ -2,8 +2,8 @@
 //! does (`panic_fuse` aside), so that every other block still runs.
 
 use super::run;
-use crate::par::drive::Consumer;
-use crate::par::iter::Par;
+use crate::par::drive::consumer::Consumer;
+use crate::par::iter::par::Par;
 use crate::par::producer::Producer;
 
 use crate::team::panic::{drop_payload, Payload};

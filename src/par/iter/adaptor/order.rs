@@ -5,7 +5,8 @@
 //! base position it stands for to the base exactly once, either to a
 //! `range` (which yields or drops the item) or to `drop_range`.
 
-use super::{clone_parts, DropPart, Indexed, Producer};
+use super::{clone_parts, DropPart};
+use crate::par::producer::{Indexed, Producer};
 
 /// `rev`: position `p` is the base's position `len - 1 - p`.
 ///

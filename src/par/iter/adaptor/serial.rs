@@ -29,8 +29,8 @@
 //!   items run out; and inside a block of a search that has stopped
 //!   ([`stopped`]), the walk ends before its next position.
 
-use super::Producer;
 use crate::nest::stop::stopped;
+use crate::par::producer::Producer;
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;
 use std::boxed::Box;
