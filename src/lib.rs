@@ -9,12 +9,50 @@
 //! of records, NUMA-aware pools, and a `no_std` core that other runtimes
 //! embed.
 //!
-//! The package is `tine-rt`; the library is `tine`:
+//! The package is `tine-rt`; the library is `tine`, so code says
+//! `use tine::...`. Until `tine-rt` is published, depend on a checkout:
 //!
 //! ```toml
 //! [dependencies]
-//! tine = { package = "tine-rt", version = "0.1" }
+//! tine = { package = "tine-rt", path = "../tine" }
+//! # once published: tine = { package = "tine-rt", version = "0.1" }
 //! ```
+//!
+//! or run `cargo add --path ../tine --rename tine` (once published:
+//! `cargo add tine-rt --rename tine`).
+//!
+//! ## A pool, and a flat loop on it, as in OpenMP and fork_union
+//!
+//! A [`ThreadPool`] runs a closure once per thread, once per task (static
+//! or dynamic schedule) or once per contiguous range. Every call blocks
+//! until all shares have finished, so closures borrow the caller's stack.
+//! The methods are those of [`ForkJoin`], which every pool type implements;
+//! a pool also has them as methods of its own, so they need no import.
+//!
+//! ```
+//! use std::sync::atomic::{AtomicU64, Ordering};
+//!
+//! let pool = tine::ThreadPool::try_spawn(4)?; // the caller + 3 workers
+//! let data: Vec<u64> = (1..=1000).collect();
+//! let sum = AtomicU64::new(0);
+//! pool.for_n(data.len(), |prong| {
+//!     sum.fetch_add(data[prong.task_index], Ordering::Relaxed);
+//! });
+//! assert_eq!(sum.load(Ordering::Relaxed), 500_500);
+//!
+//! pool.for_threads(|thread_index, _colocation_index| assert!(thread_index < 4));
+//! pool.for_slices(data.len(), |first, count| {
+//!     let _mine = &data[first.task_index..first.task_index + count];
+//! });
+//! pool.for_n_dynamic(data.len(), |prong| {
+//!     std::hint::black_box(prong.task_index);
+//! });
+//! # Ok::<(), tine::Error>(())
+//! ```
+//!
+//! [`spawn_pool(n)`](spawn_pool) builds the same pool but panics, naming
+//! the caller's line, where [`ThreadPool::try_spawn`] returns the error: for
+//! examples and binaries that cannot handle it.
 //!
 //! ## Parallel iterators, as in rayon
 //!
@@ -41,7 +79,8 @@
 //!
 //! ```toml
 //! [dependencies]
-//! rayon = { package = "tine-rt", version = "0.1" }
+//! rayon = { package = "tine-rt", path = "../tine" } # was: rayon = "1"
+//! # once published: rayon = { package = "tine-rt", version = "0.1" }
 //! ```
 //!
 //! ## Nested fork-join: `join` and `scope`
@@ -67,35 +106,6 @@
 //!     s.spawn(|_| high[0] = (51..=100).sum());
 //! });
 //! assert_eq!(halves[0] + halves[1], 5050);
-//! ```
-//!
-//! ## Flat loops, as in OpenMP and fork_union
-//!
-//! A [`ThreadPool`] runs a closure once per thread, once per task (static
-//! or dynamic schedule) or once per contiguous range. Every call blocks
-//! until all shares have finished, so closures borrow the caller's stack.
-//! The methods come from [`ForkJoin`], which every pool type implements.
-//!
-//! ```
-//! use std::sync::atomic::{AtomicU64, Ordering};
-//! use tine::ForkJoin;
-//!
-//! let pool = tine::ThreadPool::try_spawn(4)?; // the caller + 3 workers
-//! let data: Vec<u64> = (1..=1000).collect();
-//! let sum = AtomicU64::new(0);
-//! pool.for_n(data.len(), |prong| {
-//!     sum.fetch_add(data[prong.task_index], Ordering::Relaxed);
-//! });
-//! assert_eq!(sum.load(Ordering::Relaxed), 500_500);
-//!
-//! pool.for_threads(|thread_index, _colocation_index| assert!(thread_index < 4));
-//! pool.for_slices(data.len(), |first, count| {
-//!     let _mine = &data[first.task_index..first.task_index + count];
-//! });
-//! pool.for_n_dynamic(data.len(), |prong| {
-//!     std::hint::black_box(prong.task_index);
-//! });
-//! # Ok::<(), tine::Error>(())
 //! ```
 //!
 //! ## Where to go next
