@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Ports rayon-core's unit tests (its src/**/test.rs) to its public API, so
+that they build as integration tests of a crate that depends on rayon-core
+(the real one, or tine's face under a [patch] line).
+
+    scripts/rayon-core-units-port.py RAYON_CORE_SRC_DIR OUT_TESTS_DIR
+
+RAYON_CORE_SRC_DIR is an unpacked rayon-core crate (scripts/fetch-crate.sh);
+each test file becomes OUT_TESTS_DIR/unit_<module>.rs. Run at build time
+only: rayon's code is fetched and transformed, never committed here.
+
+The transforms, all mechanical:
+- `#![cfg(test)]` goes (the file is a test crate's root), and the file's
+  `//!` comments become `//` (they now follow the shim).
+- `use super::*;` becomes `use rayon_core::*;` plus the `unwind` shim, and
+  `use super::{..}` becomes `use rayon_core::{..}`: the parent modules'
+  items the tests use are all public API (join, join_context, spawn, ..).
+- `crate::unwind` and `crate::registry` become shims (`crate::shim::..`):
+  `unwind::halt_unwinding` is `std::panic::catch_unwind` with
+  `AssertUnwindSafe` (what rayon-core's own is); `registry::in_worker(op)`
+  runs `op` on a worker thread and waits, which is what `rayon_core::scope`
+  does (rayon-core's `scope` is `in_worker` around the scope's body).
+- Every other `crate::` becomes `rayon_core::`.
+- The tests in SKIP go, each with its reason.
+Prints the number of tests written, per file and in all.
+"""
+
+import pathlib
+import re
+import sys
+
+# The modules whose test.rs files are ported: source path -> test name.
+FILES = {
+    "test.rs": "unit_lib",
+    "join/test.rs": "unit_join",
+    "scope/test.rs": "unit_scope",
+    "spawn/test.rs": "unit_spawn",
+    "broadcast/test.rs": "unit_broadcast",
+    "thread_pool/test.rs": "unit_thread_pool",
+}
+
+# Tests that cannot be ported to the public API, with the reason.
+SKIP = {
+    ("thread_pool/test.rs", "workers_stop"): "reads the pool's private `registry` field "
+    "(`Registry::wait_until_stopped`, a test-only method)",
+    ("thread_pool/test.rs", "sleeper_stop"): "reads the pool's private `registry` field "
+    "(`Registry::wait_until_stopped`, a test-only method)",
+}
+
+SHIM = '''
+/// The internals the tests call, on the public API.
+mod shim {
+    pub(crate) mod unwind {
+        /// rayon-core's `unwind::halt_unwinding`: `catch_unwind`, the
+        /// closure asserted unwind-safe.
+        pub(crate) fn halt_unwinding<F, R>(func: F) -> std::thread::Result<R>
+        where
+            F: FnOnce() -> R,
+        {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(func))
+        }
+    }
+
+    pub(crate) mod registry {
+        /// rayon-core's `registry::in_worker`: runs `op` on this thread if
+        /// it is a worker, else on the global pool's, and waits for it. The
+        /// public `scope` does exactly that around its body; the arguments
+        /// (the worker, and whether the job was injected) are stand-ins.
+        pub(crate) fn in_worker<OP, R>(op: OP) -> R
+        where
+            OP: FnOnce(&(), bool) -> R + Send,
+            R: Send,
+        {
+            let injected = rayon_core::current_thread_index().is_none();
+            rayon_core::scope(|_| op(&(), injected))
+        }
+    }
+}
+'''
+
+
+def remove_test(text, name):
+    """Removes `fn name` and the attributes and comments just above it."""
+    match = re.search(r"^fn %s\(\)" % re.escape(name), text, re.M)
+    if not match:
+        raise SystemExit("test %s not found" % name)
+    # Back over the attribute and comment lines right above.
+    lines_before = text[: match.start()].split("\n")
+    start = len(text[: match.start()])
+    while len(lines_before) > 1 and re.match(r"\s*(#\[|///|//)", lines_before[-2]):
+        start -= len(lines_before[-2]) + 1
+        lines_before.pop()
+    # Forward to the brace closing the body.
+    depth, i = 0, text.index("{", match.end())
+    while True:
+        if text[i] == "{":
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                break
+        i += 1
+    end = i + 1
+    if text[end : end + 1] == "\n":
+        end += 1
+    return text[:start] + text[end:]
+
+
+def port(source, text):
+    # The file's own inner doc comments come after the shim now.
+    text = re.sub(r"^//!", "//", text, flags=re.M)
+    for (path, name), reason in SKIP.items():
+        if path == source:
+            text = remove_test(text, name)
+    text = re.sub(r"^#!\[cfg\(test\)\]\n", "", text, flags=re.M)
+    text = re.sub(
+        r"^use super::\*;$", "use crate::shim::unwind;\nuse rayon_core::*;", text, flags=re.M
+    )
+    text = re.sub(r"^use super::\{", "use rayon_core::{", text, flags=re.M)
+    text = re.sub(r"\bcrate::(unwind|registry)\b", r"crate::shim::\1", text)
+    text = re.sub(r"\bcrate::(?!shim::)", "rayon_core::", text)
+    skipped = "".join(
+        "//! - `%s` skipped: %s.\n" % (name, reason)
+        for (path, name), reason in SKIP.items()
+        if path == source
+    )
+    head = (
+        "//! Generated by scripts/rayon-core-units-port.py from rayon-core's\n"
+        "//! src/%s, ported to the public API. Do not edit; do not commit.\n%s"
+        "#![allow(dead_code, unused_imports, unused_mut)]\n" % (source, skipped)
+    )
+    return head + SHIM + "\n" + text
+
+
+def main():
+    src, out = pathlib.Path(sys.argv[1]) / "src", pathlib.Path(sys.argv[2])
+    out.mkdir(parents=True, exist_ok=True)
+    total = 0
+    for source, name in FILES.items():
+        text = port(source, (src / source).read_text())
+        count = len(re.findall(r"^#\[test\]", text, re.M))
+        (out / (name + ".rs")).write_text(text)
+        print("%s: %d tests (from src/%s)" % (name, count, source))
+        total += count
+    print("%d tests" % total)
+
+
+if __name__ == "__main__":
+    main()
