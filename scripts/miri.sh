@@ -114,6 +114,11 @@ second_half() {
     # jobs of a broadcast, boxed ones of spawn_broadcast), run by their
     # owners or, once closed, by their posters.
     miri stacked check --test broadcast_region
+    # Tasks (`spawn_async`, `spawn_future`, `Scope::spawn_future`): the cell
+    # and its references, the waker's vtable, the hand-off of the result,
+    # a detached task, and a future woken from another thread (the tests
+    # that await on pollster's executor and on the pool's `block_on`).
+    miri stacked check --test tasks -- a_task_runs_on_the_pools_threads a_panic_in_a_task_resumes a_dropped_task_still_runs a_spawned_future_is_polled_again block_on_a_pools_own_task a_scope_waits_for_the_futures a_panic_in_a_scoped_future a_task_of_a_pool_dropped
 }
 
 case $suites in

@@ -25,7 +25,10 @@ source scripts/rayon-demo-src.sh
 source scripts/median-awk.sh
 
 modules=(fibonacci:: factorial:: join_microbench:: tree:: quicksort:: mergesort::)
-SERIAL="fibonacci_recursive fibonacci_iterative factorial_iterator factorial_recursion quick_sort_seq_bench merge_sort_seq_bench"
+# The benchmarks that never enter the pool: serial code, and
+# `increment_all_serialized`, whose `with_min_len(len)` keeps rayon from
+# splitting, so its one piece runs on the calling thread.
+SERIAL="fibonacci_recursive fibonacci_iterative factorial_iterator factorial_recursion quick_sort_seq_bench merge_sort_seq_bench increment_all_serialized"
 
 make_demo "$work/rayon" 'rayon = "=1.12.0"'
 make_demo "$work/tine" 'rayon = "=1.12.0"'

@@ -33,6 +33,11 @@ pub enum Error {
     /// (`Builder::build_global`).
     #[cfg(feature = "std")]
     GlobalPoolAlreadyInitialized,
+    /// [`Builder::use_current_thread`](crate::pool::Builder::use_current_thread)
+    /// was asked on a thread that already works for a pool (one of a pool's
+    /// threads, or one that built a pool this way).
+    #[cfg(feature = "std")]
+    CurrentThreadAlreadyInPool,
     /// [`crate::team::Team::run_worker`] was called after every worker slot of the
     /// team had been taken.
     NoWorkerSlot {
@@ -122,6 +127,10 @@ impl fmt::Display for Error {
             Error::GlobalPoolAlreadyInitialized => {
                 f.write_str("The global thread pool has already been initialized.")
             }
+            #[cfg(feature = "std")]
+            Error::CurrentThreadAlreadyInPool => f.write_str(
+                "the current thread already works for a pool: it cannot become thread 0 of another",
+            ),
             #[cfg(feature = "std")]
             Error::Spawn { index, source } => {
                 write!(f, "the OS refused to start worker thread {index}: {source}")

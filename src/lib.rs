@@ -193,18 +193,21 @@ pub use compat::{
     ThreadPoolBuildError, ThreadPoolBuilder,
 };
 pub use error::Error;
+#[cfg(feature = "std")]
+pub use nest::inject::task::Task;
 #[cfg(all(feature = "std", loom))]
 #[doc(hidden)]
 pub use nest::model as nest_model;
 #[cfg(feature = "std")]
-pub use nest::{BroadcastContext, FnContext, Scope, Yield};
+pub use nest::{BroadcastContext, FnContext, Scope, SpawnOrder, Yield};
 #[cfg(feature = "std")]
 pub use par::prelude;
 #[cfg(feature = "std")]
 pub use pool::{
-    broadcast, current_num_threads, current_thread_has_pending_tasks, current_thread_index,
-    fork_thread_index, global, in_place_scope, join, join_context, max_num_threads, scope, spawn,
-    spawn_fifo, spawn_pool, yield_local, yield_now, Builder, ThreadPool, ThreadStart,
+    block_on, broadcast, current_num_threads, current_thread_has_pending_tasks,
+    current_thread_index, fork_thread_index, global, in_place_scope, join, join_context,
+    max_num_threads, scope, set_global_builder, spawn, spawn_async, spawn_broadcast, spawn_fifo,
+    spawn_future, spawn_pool, yield_local, yield_now, Builder, ThreadPool, ThreadStart,
 };
 #[cfg(feature = "std")]
 pub use schedule::Partials;

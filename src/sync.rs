@@ -9,9 +9,10 @@
 #[cfg(not(loom))]
 pub(crate) use core::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
-/// Job pointers of nested fork-join (`nest/`), which needs `std`.
+/// Job pointers of nested fork-join (`nest/`), and a task's scheduling
+/// state (`nest/inject/task.rs`), which need `std`.
 #[cfg(all(feature = "std", not(loom)))]
-pub(crate) use core::sync::atomic::AtomicPtr;
+pub(crate) use core::sync::atomic::{AtomicPtr, AtomicU8};
 
 /// Fences appear only in the parking handshakes, which need `std`.
 #[cfg(all(feature = "std", not(loom)))]
@@ -19,7 +20,7 @@ pub(crate) use core::sync::atomic::fence;
 
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{
-    fence, AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering,
+    fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering,
 };
 
 /// The mutex and condition variable of the parking backend used where there

@@ -1,7 +1,6 @@
 //! Starting one worker thread of a team, and naming it.
 
 use crate::error::Error;
-use crate::team::Team;
 use std::boxed::Box;
 use std::string::String;
 use std::sync::Arc;
@@ -22,38 +21,20 @@ pub(crate) type WorkerSetup = Box<dyn FnOnce() -> Result<(), Error> + Send>;
 /// it joins its team, or when it exits, after the pool stopped it.
 pub(crate) type WorkerHandler = Arc<dyn Fn(usize) + Send + Sync>;
 
-/// Starts a worker thread of `team`, named `name` (see [`thread_name`]),
-/// which runs `setup` and then the worker loop
-/// with `thread_index` (see `Team::worker_loop`). With a setup, waits for it and
-/// returns its error.
-///
-/// # Safety
-/// As for `Team::worker_loop`: the team must not get more than `threads - 1`
-/// workers in all.
-pub(crate) unsafe fn spawn_worker_thread(
-    name: String,
+/// Starts thread `index` of a pool, named `name` (`None`: unnamed), which
+/// runs `setup` and then `body`. With a setup, waits for it and returns its
+/// error (the thread then ends without running `body`).
+pub(crate) fn spawn_pool_thread(
+    name: Option<String>,
     stack_size: Option<usize>,
-    team: &Arc<Team>,
-    thread_index: usize,
+    index: usize,
     setup: Option<WorkerSetup>,
-    on_exit: Option<WorkerHandler>,
+    body: impl FnOnce() + Send + 'static,
 ) -> Result<JoinHandle<()>, Error> {
     let builder = thread_builder(name, stack_size);
-    let team = Arc::clone(team);
-    let spawn_error = |source| Error::Spawn {
-        index: thread_index,
-        source,
-    };
+    let spawn_error = |source| Error::Spawn { index, source };
     let Some(setup) = setup else {
-        return builder
-            .spawn(move || {
-                // SAFETY: guaranteed by the caller.
-                unsafe { team.worker_loop(thread_index) };
-                if let Some(on_exit) = on_exit {
-                    on_exit(thread_index);
-                }
-            })
-            .map_err(spawn_error);
+        return builder.spawn(body).map_err(spawn_error);
     };
     let (report, outcome) = std::sync::mpsc::sync_channel(1);
     let handle = builder
@@ -62,11 +43,7 @@ pub(crate) unsafe fn spawn_worker_thread(
             let joins = ready.is_ok();
             let _ = report.send(ready);
             if joins {
-                // SAFETY: guaranteed by the caller.
-                unsafe { team.worker_loop(thread_index) };
-                if let Some(on_exit) = on_exit {
-                    on_exit(thread_index);
-                }
+                body();
             }
         })
         .map_err(spawn_error)?;
@@ -102,11 +79,18 @@ pub(crate) fn thread_name(prefix: &str, index: usize) -> String {
     name
 }
 
-/// A thread builder with `name` and, if given, `stack_size`: how every
-/// thread a pool starts itself is made (its workers, its serving thread and
-/// that thread's relief threads).
-pub(crate) fn thread_builder(name: String, stack_size: Option<usize>) -> std::thread::Builder {
-    let builder = std::thread::Builder::new().name(name);
+/// A thread builder with `name` (`None`: unnamed) and, if given,
+/// `stack_size`: how every thread a pool starts itself is made (its
+/// workers, its serving thread and that thread's relief threads).
+pub(crate) fn thread_builder(
+    name: Option<String>,
+    stack_size: Option<usize>,
+) -> std::thread::Builder {
+    let builder = std::thread::Builder::new();
+    let builder = match name {
+        Some(name) => builder.name(name),
+        None => builder,
+    };
     match stack_size {
         Some(bytes) => builder.stack_size(bytes),
         None => builder,

@@ -222,23 +222,41 @@ fn large_and_zero_sized_items() {
     });
 }
 
+/// Batches start at one item, so a few slow items still reach every
+/// thread. The first item takes a fork's worth, so the call forks after
+/// it; every later item waits until each of the 3 threads has started one,
+/// which happens only if no thread pulled the rest in one batch. A bridge
+/// that did would hang, and the watchdog fails it.
 #[test]
 fn a_bridge_of_expensive_items_spreads_over_the_threads() {
-    // Batches start at one item, so a few slow items still reach every
-    // thread: with 3 threads and 6 items of 20 ms each, no thread runs
-    // more than half of them.
-    if cfg!(miri) {
-        return; // timing
-    }
-    let pool = tine::spawn_pool(3);
-    let per_thread: Vec<AtomicUsize> = (0..3).map(|_| AtomicUsize::new(0)).collect();
-    (0..6).par_bridge().with_pool(&pool).for_each(|_| {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        per_thread[tine::current_thread_index().unwrap()].fetch_add(1, Relaxed);
+    support::within(std::time::Duration::from_secs(60), || {
+        use std::sync::atomic::Ordering::{Acquire, Release};
+        let pool = tine::spawn_pool(3);
+        let per_thread: Vec<AtomicUsize> = (0..3).map(|_| AtomicUsize::new(0)).collect();
+        let threads_in = AtomicUsize::new(0);
+        (0..6).par_bridge().with_pool(&pool).for_each(|item| {
+            let index = tine::current_thread_index().unwrap();
+            if per_thread[index].fetch_add(1, Relaxed) == 0 {
+                // Release: pairs with the Acquire load below.
+                threads_in.fetch_add(1, Release);
+            }
+            if item == 0 {
+                // The caller's probe pulls the first item alone; a sleep
+                // lasts at least a fork's worth, enough for the cutoff to
+                // fork after it.
+                let worth = tine::par::cutoff::FORK_WORTH_NS;
+                std::thread::sleep(std::time::Duration::from_nanos(worth));
+            } else {
+                // Acquire: pairs with the Release increment above.
+                while threads_in.load(Acquire) < 3 {
+                    std::thread::yield_now();
+                }
+            }
+        });
+        let counts: Vec<usize> = per_thread.iter().map(|c| c.load(Relaxed)).collect();
+        assert_eq!(counts.iter().sum::<usize>(), 6);
+        assert!(counts.iter().all(|&c| c > 0), "{counts:?}");
     });
-    let counts: Vec<usize> = per_thread.iter().map(|c| c.load(Relaxed)).collect();
-    assert_eq!(counts.iter().sum::<usize>(), 6);
-    assert!(counts.iter().all(|&c| c <= 3), "{counts:?}");
 }
 
 #[test]

@@ -8,9 +8,12 @@ mod support;
 use support::within;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicBool, AtomicUsize,
+    Ordering::{Acquire, Relaxed, Release},
+};
 use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tine::{Error, Team, ThreadPool};
 
 const LIMIT: Duration = Duration::from_secs(20);
@@ -173,30 +176,40 @@ fn thread_cpu_time() -> Duration {
     Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
 }
 
-/// Runs a 300 ms fork on `pool` and, from a second thread once it is under
-/// way, `wait`; returns that call's wall time and the CPU time its thread
-/// spent in it.
+/// Runs a fork on `pool` whose every share runs `hold` and then counts
+/// itself in the fork's finished shares; from a second thread, once the
+/// fork is under way, runs `wait`, handed that count. Returns the CPU time
+/// the second thread spent in `wait`.
 fn wait_during_a_long_fork(
     pool: &(impl Fn(&(dyn Fn() + Sync)) + Sync),
-    wait: impl FnOnce() + Send,
-) -> (Duration, Duration) {
+    hold: &(dyn Fn() + Sync),
+    wait: impl FnOnce(&AtomicUsize) + Send,
+) -> Duration {
     let started = Barrier::new(2);
+    let finished = AtomicUsize::new(0);
     support::scope(|scope| {
         let waiter = scope.spawn(|| {
             started.wait();
-            let (cpu, wall) = (thread_cpu_time(), Instant::now());
-            wait();
-            (wall.elapsed(), thread_cpu_time() - cpu)
+            let cpu = thread_cpu_time();
+            wait(&finished);
+            thread_cpu_time() - cpu
         });
         let first = AtomicUsize::new(0);
         pool(&|| {
             if first.fetch_add(1, Relaxed) == 0 {
                 started.wait();
             }
-            std::thread::sleep(Duration::from_millis(300));
+            hold();
+            finished.fetch_add(1, Relaxed);
         });
         waiter.join().unwrap()
     })
+}
+
+/// A fork's share that sleeps long enough for a waiter that spun through
+/// it to show in its CPU time.
+fn sleep_300_ms() {
+    std::thread::sleep(Duration::from_millis(300));
 }
 
 /// Hole 4: a second caller waiting for a busy pool parks: its thread uses
@@ -209,21 +222,26 @@ fn a_second_caller_parks_while_the_pool_is_busy() {
             .busy_wait(Duration::from_secs(10))
             .build()
             .unwrap();
-        let on_workers = AtomicUsize::new(0);
-        let (wall, cpu) =
-            wait_during_a_long_fork(&|share| pool.for_threads(|_, _| share()), || {
+        let ran = AtomicUsize::new(0);
+        let cpu = wait_during_a_long_fork(
+            &|share| pool.for_threads(|_, _| share()),
+            &sleep_300_ms,
+            |finished| {
+                let me = std::thread::current().id();
                 pool.for_threads(|thread_index, _| {
+                    // It waited: the long fork had ended, every share of it.
+                    assert_eq!(finished.load(Relaxed), 2, "it waited for the fork");
                     if thread_index > 0 {
-                        on_workers.fetch_add(1, Relaxed);
+                        assert_ne!(std::thread::current().id(), me, "it forked");
                     }
+                    ran.fetch_add(1, Relaxed);
                 })
-            });
-        assert!(wall >= Duration::from_millis(150), "it waited: {wall:?}");
-        assert_eq!(on_workers.load(Relaxed), 1, "it forked after the wait");
-        assert!(
-            cpu < Duration::from_millis(50),
-            "{cpu:?} of CPU over {wall:?}"
+            },
         );
+        assert_eq!(ran.load(Relaxed), 2, "every share ran");
+        // CPU time is the property: a parked wait burns almost none of
+        // the 300 ms, a spinning one nearly all of it.
+        assert!(cpu < Duration::from_millis(50), "{cpu:?} of CPU");
     });
 }
 
@@ -235,20 +253,27 @@ fn stop_during_a_fork_parks() {
         let team = Team::new(2).unwrap();
         support::scope(|scope| {
             scope.spawn(|| team.run_worker().unwrap());
-            let (wall, cpu) =
-                wait_during_a_long_fork(&|share| team.for_threads(|_, _| share()), || team.stop());
-            assert!(wall >= Duration::from_millis(150), "it waited: {wall:?}");
-            assert!(
-                cpu < Duration::from_millis(50),
-                "{cpu:?} of CPU over {wall:?}"
+            let cpu = wait_during_a_long_fork(
+                &|share| team.for_threads(|_, _| share()),
+                &sleep_300_ms,
+                |finished| {
+                    team.stop();
+                    // It waited: `stop` returned after the fork joined.
+                    assert_eq!(finished.load(Relaxed), 2, "stop waited for the fork");
+                },
             );
+            // CPU time is the property: a parked wait burns almost none of
+            // the 300 ms, a spinning one nearly all of it.
+            assert!(cpu < Duration::from_millis(50), "{cpu:?} of CPU");
         });
         assert!(team.is_stopped());
     });
 }
 
 /// The busy wait is bounded: past it, a second caller runs its call inline
-/// on its own thread, while the long fork is still running.
+/// on its own thread, while the long fork is still running. The long fork
+/// lasts until that call has returned, so a caller that waited for the
+/// team instead would never return (and the watchdog fails the test).
 #[test]
 fn past_the_busy_wait_a_second_caller_runs_inline() {
     within(LIMIT, || {
@@ -258,23 +283,28 @@ fn past_the_busy_wait_a_second_caller_runs_inline() {
             .build()
             .unwrap();
         let ran = AtomicUsize::new(0);
-        let (wall, cpu) =
-            wait_during_a_long_fork(&|share| pool.for_threads(|_, _| share()), || {
+        let returned = AtomicBool::new(false);
+        let hold = || {
+            // Acquire: pairs with the Release store below.
+            while !returned.load(Acquire) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        };
+        wait_during_a_long_fork(
+            &|share| pool.for_threads(|_, _| share()),
+            &hold,
+            |finished| {
                 let me = std::thread::current().id();
                 pool.for_threads(|_, _| {
                     assert_eq!(std::thread::current().id(), me, "inline");
                     ran.fetch_add(1, Relaxed);
-                })
-            });
+                });
+                assert_eq!(finished.load(Relaxed), 0, "the long fork still runs");
+                // Release: pairs with the Acquire load in `hold`.
+                returned.store(true, Release);
+            },
+        );
         assert_eq!(ran.load(Relaxed), 3, "every share ran");
-        assert!(
-            wall < Duration::from_millis(250),
-            "it gave up waiting: {wall:?}"
-        );
-        assert!(
-            cpu < Duration::from_millis(50),
-            "{cpu:?} of CPU over {wall:?}"
-        );
     });
 }
 

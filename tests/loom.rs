@@ -365,3 +365,17 @@ fn a_handed_over_call_runs_once_and_returns_its_result() {
 fn mail_runs_each_job_once_on_its_owner_or_its_poster() {
     loom::model(tine::nest_model::mail_runs_once_on_its_owner);
 }
+
+/// A task's end wakes its awaiter: no lost wake-up between the end storing
+/// the result and the poll storing its waker.
+#[test]
+fn a_tasks_end_always_wakes_its_awaiter() {
+    loom::model(tine::nest_model::task_end_wakes_its_awaiter);
+}
+
+/// A task's result goes to its handle, or (the handle dropped first) back
+/// to the end, exactly once.
+#[test]
+fn a_detached_tasks_result_is_taken_exactly_once() {
+    loom::model(tine::nest_model::a_detached_tasks_result_is_taken_once);
+}

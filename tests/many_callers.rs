@@ -95,22 +95,6 @@ fn wait_for(flag: &AtomicBool) {
     }
 }
 
-/// The threads that ran a `join`'s two closures and a `for_n`'s tasks,
-/// both called from this thread (calls that always enter the pool; a
-/// small parallel iterator may stay on its caller by the cutoff's choice).
-/// (Atomics only, no `Mutex`: ThreadSanitizer runs this file, and std's
-/// lock is not instrumented.)
-fn item_threads(pool: &ThreadPool) -> Vec<usize> {
-    let (a, b) = pool.join(thread_number, thread_number);
-    let tasks: Vec<AtomicUsize> = (0..16).map(|_| AtomicUsize::new(0)).collect();
-    pool.for_n(16, |prong| {
-        tasks[prong.task_index].store(thread_number(), Ordering::Relaxed)
-    });
-    let mut threads = vec![a, b];
-    threads.extend(tasks.iter().map(|task| task.load(Ordering::Relaxed)));
-    threads
-}
-
 /// A number of this thread's own, never 0.
 fn thread_number() -> usize {
     static NEXT: AtomicUsize = AtomicUsize::new(1);
@@ -120,11 +104,20 @@ fn thread_number() -> usize {
     NUMBER.with(|number| *number)
 }
 
+/// A call made while another caller's region holds the team waits for
+/// that region to end: no thread of the region takes it, for the region's
+/// caller would then wait for it (if the call needed something that caller
+/// holds, a lock say, neither would ever finish). The region's root here
+/// finishes on its own; every item of the other call runs after it.
 #[test]
-fn a_call_made_during_anothers_region_runs_on_its_idle_thread() {
+fn a_call_made_during_anothers_region_never_runs_inside_it() {
     within(LIMIT, || {
         let pool = patient_pool(2);
-        let (entered, finished) = (AtomicBool::new(false), AtomicBool::new(false));
+        let (entered, calling, ended) = (
+            AtomicBool::new(false),
+            AtomicBool::new(false),
+            AtomicBool::new(false),
+        );
         support::scope(|s| {
             s.spawn(|| {
                 // Holds the team in a region whose root waits; its other
@@ -133,20 +126,32 @@ fn a_call_made_during_anothers_region_runs_on_its_idle_thread() {
                     || {
                         // Release: pairs with the Acquire in `wait_for`.
                         entered.store(true, Ordering::Release);
-                        wait_for(&finished);
+                        wait_for(&calling);
+                        // Long enough for the other call to be queued (on
+                        // a loaded host it may come later: the property
+                        // holds either way).
+                        std::thread::sleep(Duration::from_millis(50));
+                        // Release: pairs with the items' Acquire loads.
+                        ended.store(true, Ordering::Release);
                     },
                     || {},
                 );
             });
             s.spawn(|| {
                 wait_for(&entered);
-                let caller = thread_number();
-                let threads = item_threads(&pool);
                 // Release: pairs with the Acquire in `wait_for`.
-                finished.store(true, Ordering::Release);
-                assert!(
-                    threads.iter().all(|&thread| thread != caller),
-                    "a handed-over call ran items on its caller"
+                calling.store(true, Ordering::Release);
+                let after = AtomicUsize::new(0);
+                pool.for_n(16, |_| {
+                    // Acquire: pairs with the Release store above.
+                    if ended.load(Ordering::Acquire) {
+                        after.fetch_add(1, Ordering::Relaxed);
+                    }
+                });
+                assert_eq!(
+                    after.into_inner(),
+                    16,
+                    "items of a call ran inside another caller's region"
                 );
             });
         });
@@ -193,20 +198,24 @@ fn a_call_made_during_a_plain_fork_runs_on_the_pool_once_it_ends() {
 fn a_panic_in_a_handed_over_call_resumes_on_its_caller() {
     within(LIMIT, || {
         let pool = patient_pool(2);
-        let (entered, finished) = (AtomicBool::new(false), AtomicBool::new(false));
+        let (entered, calling) = (AtomicBool::new(false), AtomicBool::new(false));
         support::scope(|s| {
             s.spawn(|| {
                 pool.join(
                     || {
                         // Release: pairs with the Acquire in `wait_for`.
                         entered.store(true, Ordering::Release);
-                        wait_for(&finished);
+                        wait_for(&calling);
+                        // Long enough for the other call to be queued.
+                        std::thread::sleep(Duration::from_millis(50));
                     },
                     || {},
                 );
             });
             s.spawn(|| {
                 wait_for(&entered);
+                // Release: pairs with the Acquire in `wait_for`.
+                calling.store(true, Ordering::Release);
                 let caught = std::panic::catch_unwind(|| {
                     pool.install(|| {
                         (0..64).into_par_iter().for_each(|i| {
@@ -216,8 +225,6 @@ fn a_panic_in_a_handed_over_call_resumes_on_its_caller() {
                         })
                     })
                 });
-                // Release: pairs with the Acquire in `wait_for`.
-                finished.store(true, Ordering::Release);
                 let payload = caught.expect_err("the panic resumes on the caller");
                 assert_eq!(payload.downcast_ref::<&str>(), Some(&"item 17"));
             });
@@ -232,8 +239,8 @@ const PATIENCE: Duration = Duration::from_secs(10);
 
 /// Ten rounds of `round` on a 2-thread pool in rayon's model
 /// (`caller_runs(false)`), each true if a join's `b` ran while its `a`
-/// waited. Every other round first waits for the serving thread's region
-/// to end, so that those calls start a fresh region.
+/// waited. Every other round first lets the pool's threads go idle, so
+/// that those calls wake them.
 fn rayon_model_rounds(what: &'static str, round: fn(&ThreadPool) -> bool) {
     within(LIMIT, move || {
         let pool = ThreadPool::builder()

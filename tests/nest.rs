@@ -71,6 +71,10 @@ fn pools() -> Vec<ThreadPool> {
     (1..=4).map(tine::spawn_pool).collect()
 }
 
+/// The watchdog's limit (`support::within`): far past what any test here
+/// takes, far short of [`no_busy_wait_pool`]'s busy wait.
+const LIMIT: Duration = Duration::from_secs(60);
+
 #[test]
 fn fib_matches_serial_on_every_pool_and_the_global_one() {
     checked_fib(20);
@@ -210,33 +214,68 @@ fn nested_panics_deep_in_the_tree_reach_the_caller() {
 
 #[test]
 fn join_context_says_where_the_closures_ran() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::thread::{current, ThreadId};
+    /// Where a closure ran, and whether its context says it migrated.
+    fn report(ctx: tine::FnContext) -> (ThreadId, bool) {
+        (current().id(), ctx.migrated())
+    }
+    type Sides = ((ThreadId, bool), (ThreadId, bool));
+
+    // One thread: both closures run on the caller, neither migrated.
+    let ((a_on, a_moved), (b_on, b_moved)): Sides =
+        tine::spawn_pool(1).install(|| tine::join_context(report, report));
+    assert_eq!((a_on, b_on), (current().id(), current().id()));
+    assert!(!a_moved && !b_moved, "nothing migrates on one thread");
+
+    // Two threads: `a` runs on the caller; `b` says it migrated exactly
+    // when it ran on another thread, whichever way each call went.
     let pool = tine::spawn_pool(2);
     for _ in 0..scale::size(20) {
-        let ((), ()) = pool.install(|| {
+        let ((a_on, a_moved), (b_on, b_moved)): Sides =
+            pool.install(|| tine::join_context(report, report));
+        assert_eq!(a_on, current().id());
+        assert!(!a_moved);
+        assert_eq!(b_moved, b_on != a_on);
+    }
+
+    // `a` waits until `b` has run, so `b` runs on the idle thread (a
+    // region's first join offers its `b` at once): it migrated, `a` did
+    // not. A join that did not offer `b` would hang; the watchdog fails it.
+    let ((a_on, a_moved), (b_on, b_moved)) = support::within(LIMIT, move || {
+        let b_ran = AtomicBool::new(false);
+        pool.install(|| {
             tine::join_context(
-                |ctx| assert!(!ctx.migrated()),
                 |ctx| {
-                    let _ = ctx.migrated();
+                    // Acquire: pairs with the Release store in `b`.
+                    while !b_ran.load(Ordering::Acquire) {
+                        std::thread::yield_now();
+                    }
+                    report(ctx)
+                },
+                |ctx| {
+                    // Release: pairs with the Acquire load in `a`.
+                    b_ran.store(true, Ordering::Release);
+                    report(ctx)
                 },
             )
-        });
-    }
-    // A branch that waits long enough is taken by the idle thread.
-    let migrated = pool.install(|| {
-        tine::join_context(
-            |_| {
-                // Joins tick: an idle thread's request is answered here.
-                let started = Instant::now();
-                let wait = Duration::from_millis(scale::size(2000) as u64);
-                while started.elapsed() < wait {
-                    tine::join(|| (), || ());
-                    std::thread::sleep(Duration::from_micros(100));
-                }
-            },
-            |ctx| ctx.migrated(),
-        )
+        })
     });
-    let _ = migrated; // usually true; a 1-CPU host may never migrate it
+    assert_ne!(a_on, b_on, "b ran on the idle thread");
+    assert!(!a_moved && b_moved, "only b migrated");
+
+    // A call from outside a pool whose threads run every call (rayon's
+    // model): both closures run on the pool's threads, both migrated.
+    let handed = ThreadPool::builder()
+        .threads(2)
+        .caller_runs(false)
+        .build()
+        .unwrap();
+    let ((a_on, a_moved), (b_on, b_moved)): Sides =
+        handed.install(|| tine::join_context(report, report));
+    assert_ne!(a_on, current().id());
+    assert_ne!(b_on, current().id());
+    assert!(a_moved && b_moved, "a handed-over call migrates both");
 }
 
 #[test]
@@ -343,14 +382,26 @@ fn concurrent_callers_from_several_threads_all_get_right_answers() {
     });
 }
 
-/// A pool whose busy wait is far longer than the test: if any nested
-/// call waited for the busy team, the test would take 10 s per call.
+/// A pool whose busy wait is far past the watchdog's limit: a nested call
+/// that waited for the busy team would hang the test, and the watchdog
+/// ([`watched`]) fails it instead.
 fn no_busy_wait_pool(threads: usize) -> ThreadPool {
     ThreadPool::builder()
         .threads(threads)
-        .busy_wait(Duration::from_secs(10))
+        .busy_wait(Duration::from_secs(600))
         .build()
         .unwrap()
+}
+
+/// Runs `body` under the watchdog, natively. Under Miri, whose clock counts
+/// interpreted steps, not waiting (a suite's worth of them may pass the
+/// limit), `body` runs as it is.
+fn watched(body: impl FnOnce() + Send + 'static) {
+    if cfg!(miri) {
+        body();
+    } else {
+        support::within(LIMIT, body);
+    }
 }
 
 #[test]
@@ -359,68 +410,68 @@ fn par_iter_inside_join_and_join_inside_par_iter_match_serial() {
     // one.
     let sizes: &[usize] = if cfg!(miri) { &[1, 4] } else { &[1, 2, 3, 4] };
     for &threads in sizes {
-        let pool = no_busy_wait_pool(threads);
-        let started = Instant::now();
-        let data: Vec<u64> = (0..scale::size(20_000) as u64).collect();
-        let expected: u64 = data.iter().map(|x| x * x).sum();
-        let m = u64::from(scale::depth(16));
-        let head = data.len().min(100);
-        for _ in 0..scale::size(5) {
-            // par_iter inside each branch of a join.
-            let (a, b) = pool.join(
-                || data.par_iter().map(|x| x * x).sum::<u64>(),
-                || data[..head].par_iter().map(|x| x * x).sum::<u64>(),
-            );
-            assert_eq!(a, expected);
-            assert_eq!(b, (0..head as u64).map(|x| x * x).sum());
-            // join inside a par_iter closure inside a region.
-            let fibs: Vec<u64> = pool.install(|| {
-                tine::join(
-                    || (0..40u64).into_par_iter().map(|n| fib(n % m)).collect(),
-                    || (),
-                )
-                .0
-            });
-            let serial: Vec<u64> = (0..40u64).map(|n| fib_serial(n % m)).collect();
-            assert_eq!(fibs, serial);
-            // join inside a top-level par_iter closure (a plain fork: the
-            // joins run inline).
-            let top: Vec<u64> =
-                pool.install(|| (0..40u64).into_par_iter().map(|n| fib(n % m)).collect());
-            assert_eq!(top, serial);
-            // A for_n inside a scope task, with every index once.
-            let hits: Vec<AtomicUsize> = (0..scale::size(1000))
-                .map(|_| AtomicUsize::new(0))
-                .collect();
-            pool.scope(|s| {
-                s.spawn(|_| {
-                    pool.for_n(hits.len(), |prong| {
-                        hits[prong.task_index].fetch_add(1, Relaxed);
-                    })
-                });
-            });
-            assert!(hits.iter().all(|hit| hit.load(Relaxed) == 1));
-        }
-        // Miri's clock counts interpreted steps, not waiting: skip there.
-        assert!(
-            cfg!(miri) || started.elapsed() < Duration::from_secs(8),
-            "a nested call waited for the busy team ({threads} threads)"
+        watched(move || nested_calls_match_serial(threads));
+    }
+}
+
+/// The body of [`par_iter_inside_join_and_join_inside_par_iter_match_serial`]
+/// on a pool of `threads` threads.
+fn nested_calls_match_serial(threads: usize) {
+    let pool = no_busy_wait_pool(threads);
+    let data: Vec<u64> = (0..scale::size(20_000) as u64).collect();
+    let expected: u64 = data.iter().map(|x| x * x).sum();
+    let m = u64::from(scale::depth(16));
+    let head = data.len().min(100);
+    for _ in 0..scale::size(5) {
+        // par_iter inside each branch of a join.
+        let (a, b) = pool.join(
+            || data.par_iter().map(|x| x * x).sum::<u64>(),
+            || data[..head].par_iter().map(|x| x * x).sum::<u64>(),
         );
+        assert_eq!(a, expected);
+        assert_eq!(b, (0..head as u64).map(|x| x * x).sum());
+        // join inside a par_iter closure inside a region.
+        let fibs: Vec<u64> = pool.install(|| {
+            tine::join(
+                || (0..40u64).into_par_iter().map(|n| fib(n % m)).collect(),
+                || (),
+            )
+            .0
+        });
+        let serial: Vec<u64> = (0..40u64).map(|n| fib_serial(n % m)).collect();
+        assert_eq!(fibs, serial);
+        // join inside a top-level par_iter closure (a plain fork: the
+        // joins run inline).
+        let top: Vec<u64> =
+            pool.install(|| (0..40u64).into_par_iter().map(|n| fib(n % m)).collect());
+        assert_eq!(top, serial);
+        // A for_n inside a scope task, with every index once.
+        let hits: Vec<AtomicUsize> = (0..scale::size(1000))
+            .map(|_| AtomicUsize::new(0))
+            .collect();
+        pool.scope(|s| {
+            s.spawn(|_| {
+                pool.for_n(hits.len(), |prong| {
+                    hits[prong.task_index].fetch_add(1, Relaxed);
+                })
+            });
+        });
+        assert!(hits.iter().all(|hit| hit.load(Relaxed) == 1));
     }
 }
 
 #[test]
 fn a_join_inside_a_plain_fork_task_runs_inline_and_right() {
-    let pool = no_busy_wait_pool(3);
-    let started = Instant::now();
-    let sums: Vec<AtomicUsize> = (0..3).map(|_| AtomicUsize::new(0)).collect();
-    pool.for_threads(|thread_index, _| {
-        let (a, b) = pool.join(|| checked_fib(12), || checked_fib(13));
-        sums[thread_index].store((a + b) as usize, Relaxed);
+    watched(|| {
+        let pool = no_busy_wait_pool(3);
+        let sums: Vec<AtomicUsize> = (0..3).map(|_| AtomicUsize::new(0)).collect();
+        pool.for_threads(|thread_index, _| {
+            let (a, b) = pool.join(|| checked_fib(12), || checked_fib(13));
+            sums[thread_index].store((a + b) as usize, Relaxed);
+        });
+        let expected = (fib_at(12) + fib_at(13)) as usize;
+        assert!(sums.iter().all(|sum| sum.load(Relaxed) == expected));
     });
-    let expected = (fib_at(12) + fib_at(13)) as usize;
-    assert!(sums.iter().all(|sum| sum.load(Relaxed) == expected));
-    assert!(cfg!(miri) || started.elapsed() < Duration::from_secs(8));
 }
 
 #[test]
@@ -546,7 +597,9 @@ fn calls_from_outside_any_pool_use_the_global_pool() {
 )]
 fn idle_threads_take_promoted_branches() {
     // Every thread of a 3-thread pool ends up running some branch: the
-    // promotion reaches the idle threads. Bounded: at most 5 s of tries.
+    // promotion reaches the idle threads. Walks until it has (a woken
+    // worker may take a while to get a CPU on a loaded host), under the
+    // watchdog.
     // Threads are recorded with atomics, not a std Mutex: the standard
     // library is not instrumented, so ThreadSanitizer would not see a
     // Mutex's synchronization.
@@ -579,20 +632,19 @@ fn idle_threads_take_promoted_branches() {
         }
         tine::join(|| walk(depth - 1, seen), || walk(depth - 1, seen));
     }
-    let pool = tine::spawn_pool(3);
-    let started = Instant::now();
-    let seen = Seen(Default::default());
-    // One region for all the rounds: a woken worker may take a few
-    // milliseconds to get a CPU on a loaded host.
-    pool.join(
-        || {
-            while seen.len() < 3 && started.elapsed() < Duration::from_secs(5) {
-                walk(10, &seen);
-            }
-        },
-        || (),
-    );
-    assert_eq!(seen.len(), 3);
+    watched(|| {
+        let pool = tine::spawn_pool(3);
+        let seen = Seen(Default::default());
+        // One region for all the rounds.
+        pool.join(
+            || {
+                while seen.len() < 3 {
+                    walk(10, &seen);
+                }
+            },
+            || (),
+        );
+    });
 }
 
 #[test]

@@ -211,19 +211,25 @@ fn a_spawned_job_waiting_for_its_caller_does_not_hold_up_the_call() {
     });
 }
 
-/// A one-thread pool whose serving thread is told to leave jobs to the
-/// workers has none to leave them to: it runs them, and the drop returns.
+/// A one-thread pool whose one thread is the one that built it
+/// (`use_current_thread`) runs a spawned job when that thread yields.
 #[test]
-fn a_one_thread_pool_runs_its_jobs_whatever_the_serving_setting() {
+fn a_pool_of_its_builder_alone_runs_a_spawned_job_when_its_builder_yields() {
     within(LIMIT, || {
         let pool = ThreadPool::builder()
             .threads(1)
-            .serving_thread_runs_jobs(false)
+            .use_current_thread()
             .build()
             .unwrap();
         let (sender, receiver) = channel();
         pool.spawn(move || sender.send(7).unwrap());
-        assert_eq!(receiver.recv().unwrap(), 7);
+        let got = loop {
+            if let Ok(got) = receiver.try_recv() {
+                break got;
+            }
+            assert_eq!(tine::yield_now(), Some(tine::Yield::Executed));
+        };
+        assert_eq!(got, 7);
         drop(pool);
     });
 }
@@ -276,17 +282,17 @@ fn a_broadcast_from_a_spawned_job_reaches_the_serving_thread_waiting_for_it() {
     });
 }
 
-/// A serving thread that leaves jobs to the other threads
-/// (`serving_thread_runs_jobs(false)`) still runs its mail: a spawned job
+/// A pool's thread 0 that is its builder (`use_current_thread`) takes its
+/// part of a broadcast when it waits for the pool's work: a spawned job
 /// that broadcasts waits for it, and the jobs queued behind it wait for
 /// that job.
 #[test]
-fn a_serving_thread_that_runs_no_jobs_still_takes_its_part_of_a_broadcast() {
+fn a_builder_thread_takes_its_part_of_a_broadcast_while_it_yields() {
     within(LIMIT, || {
         for _ in 0..20 {
             let pool = ThreadPool::builder()
                 .threads(2)
-                .serving_thread_runs_jobs(false)
+                .use_current_thread()
                 .build()
                 .unwrap();
             let (sender, receiver) = channel();
@@ -301,8 +307,22 @@ fn a_serving_thread_that_runs_no_jobs_still_takes_its_part_of_a_broadcast() {
                     }
                 });
             }
-            let broadcasts = receiver.iter().take(4).filter(|seen| !seen.is_empty());
-            assert!(broadcasts.inspect(|seen| assert_eq!(seen, &[0, 1])).count() == 2);
+            let mut seen = Vec::new();
+            while seen.len() < 4 {
+                match receiver.try_recv() {
+                    Ok(one) => seen.push(one),
+                    Err(_) => {
+                        tine::yield_now();
+                    }
+                }
+            }
+            let broadcasts = seen.iter().filter(|seen| !seen.is_empty());
+            assert!(
+                broadcasts
+                    .inspect(|seen| assert_eq!(**seen, [0, 1]))
+                    .count()
+                    == 2
+            );
         }
     });
 }
@@ -415,7 +435,7 @@ fn a_relief_threads_job_may_drop_the_last_handle_of_its_pool() {
 /// thread, which the drop joins, polls for the job's end with sleeps.
 #[cfg(target_os = "linux")]
 #[test]
-fn a_pool_dropped_beside_a_running_relief_job_waits_without_spinning() {
+fn a_pool_dropped_beside_a_running_job_waits_without_spinning() {
     /// This thread's CPU time (user and system), from procfs, in the
     /// kernel's clock ticks.
     fn thread_cpu_ticks() -> u64 {
@@ -427,45 +447,50 @@ fn a_pool_dropped_beside_a_running_relief_job_waits_without_spinning() {
         fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
     }
     within(LIMIT, || {
-        let server_ticks = Arc::new(AtomicUsize::new(usize::MAX));
-        let record = Arc::clone(&server_ticks);
-        // Callers hand over (rayon's model), so that the serving thread is
-        // thread 0 and runs the exit handler.
-        let pool = ThreadPool::builder()
-            .threads(2)
-            .caller_runs(false)
-            .busy_wait(Duration::from_millis(10))
-            .on_exit(move |index| {
-                if index == 0 {
-                    record.store(thread_cpu_ticks() as usize, Ordering::SeqCst);
-                }
-            })
-            .build()
-            .expect("a pool");
-        let (started, on_start) = channel();
-        let finished = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&finished);
-        pool.in_place_scope(|_| {
-            pool.spawn(move || {
-                started.send(()).unwrap();
-                std::thread::sleep(Duration::from_millis(600));
-                flag.store(true, Ordering::SeqCst);
+        // Both models: in tine's, the scope holds the team and the job runs
+        // on a relief thread while the serving thread waits; in rayon's,
+        // the job runs on one resident thread while the other waits.
+        for caller_runs in [true, false] {
+            let most_ticks = Arc::new(AtomicUsize::new(0));
+            let exited = Arc::new(AtomicUsize::new(0));
+            let (record, count) = (Arc::clone(&most_ticks), Arc::clone(&exited));
+            let pool = ThreadPool::builder()
+                .threads(2)
+                .caller_runs(caller_runs)
+                .busy_wait(Duration::from_millis(10))
+                .on_exit(move |_| {
+                    record.fetch_max(thread_cpu_ticks() as usize, Ordering::SeqCst);
+                    count.fetch_add(1, Ordering::SeqCst);
+                })
+                .build()
+                .expect("a pool");
+            let (started, on_start) = channel();
+            let finished = Arc::new(AtomicBool::new(false));
+            let flag = Arc::clone(&finished);
+            pool.in_place_scope(|_| {
+                pool.spawn(move || {
+                    started.send(()).unwrap();
+                    std::thread::sleep(Duration::from_millis(600));
+                    flag.store(true, Ordering::SeqCst);
+                });
+                on_start.recv().unwrap();
             });
-            // The scope holds the team: the job starts on a relief thread.
-            on_start.recv().unwrap();
-        });
-        drop(pool);
-        assert!(
-            finished.load(Ordering::SeqCst),
-            "the drop waits for the job"
-        );
-        let ticks = server_ticks.load(Ordering::SeqCst);
-        assert_ne!(ticks, usize::MAX, "the serving thread's exit handler ran");
-        // Spinning through the job's 600 ms would cost about 60 ticks of
-        // 10 ms; polling with sleeps, about none.
-        assert!(
-            ticks < 15,
-            "the serving thread spent {ticks} clock ticks of CPU during a 600 ms wait"
-        );
+            drop(pool);
+            assert!(
+                finished.load(Ordering::SeqCst),
+                "the drop waits for the job"
+            );
+            assert!(
+                exited.load(Ordering::SeqCst) >= 1,
+                "the pool's threads' exit handlers ran"
+            );
+            // Spinning through the job's 600 ms would cost about 60 ticks of
+            // 10 ms; parked, about none.
+            let ticks = most_ticks.load(Ordering::SeqCst);
+            assert!(
+                ticks < 15,
+                "a thread of the pool (caller_runs {caller_runs}) spent {ticks} clock ticks of CPU during a 600 ms wait"
+            );
+        }
     });
 }

@@ -2,44 +2,28 @@
 //! whose pools it builds in rayon's model (`caller_runs(false)`).
 
 use crate::{ThreadBuilder, ThreadPool, ThreadPoolBuildError};
-use core::cell::Cell;
 use core::fmt;
 use std::io;
 
 type PanicHandler = dyn Fn(Box<dyn std::any::Any + Send>) + Send + Sync;
 type ThreadHandler = dyn Fn(usize) + Send + Sync;
 
-std::thread_local! {
-    /// Whether this thread built a pool with `use_current_thread` that is
-    /// still alive: it is then that pool's thread 0.
-    static POOL_THREAD: Cell<bool> = const { Cell::new(false) };
-}
-
-/// This thread's index where it is thread 0 of a pool it built with
-/// [`ThreadPoolBuilder::use_current_thread`].
-pub(crate) fn use_current_thread_index() -> Option<usize> {
-    POOL_THREAD.with(Cell::get).then_some(0)
-}
-
-/// Clears the mark of [`use_current_thread_index`] when the pool drops.
-pub(crate) struct PoolThreadMark(std::thread::ThreadId);
-
-impl Drop for PoolThreadMark {
-    fn drop(&mut self) {
-        if std::thread::current().id() == self.0 {
-            POOL_THREAD.with(|mark| mark.set(false));
-        }
-    }
-}
-
 mod spawn {
+    /// The builder's `thread_name`: a thread's name, asked as the thread
+    /// starts (so a panic in it stops the build there, as in rayon).
+    pub type Names = Option<Box<dyn FnMut(usize) -> String>>;
+
     /// How a builder starts its threads (sealed, as rayon's).
     pub trait ThreadSpawn {
         /// Builds `builder`'s pool with this way of starting threads.
-        fn build(self, builder: tine::Builder) -> Result<tine::ThreadPool, tine::Error>;
+        fn build(
+            self,
+            builder: tine::Builder,
+            names: Names,
+        ) -> Result<tine::ThreadPool, tine::Error>;
 
         /// Builds it as the global pool.
-        fn build_global(self, builder: tine::Builder) -> Result<(), tine::Error>;
+        fn build_global(self, builder: tine::Builder, names: Names) -> Result<(), tine::Error>;
     }
 
     /// The threads are started by the pool.
@@ -49,13 +33,30 @@ mod spawn {
     /// The threads are started by a spawn handler.
     pub struct CustomSpawn<F>(pub(super) F);
 
+    /// Starts `start` on a new thread, named by `names`.
+    fn start_thread(start: tine::ThreadStart, names: &mut Names) -> std::io::Result<()> {
+        let mut thread = std::thread::Builder::new();
+        if let Some(name) = names.as_mut().map(|name| name(start.index())) {
+            thread = thread.name(name);
+        }
+        if let Some(bytes) = start.stack_size() {
+            thread = thread.stack_size(bytes);
+        }
+        thread.spawn(move || start.run())?;
+        Ok(())
+    }
+
     impl ThreadSpawn for DefaultSpawn {
-        fn build(self, builder: tine::Builder) -> Result<tine::ThreadPool, tine::Error> {
-            builder.build()
+        fn build(
+            self,
+            builder: tine::Builder,
+            mut names: Names,
+        ) -> Result<tine::ThreadPool, tine::Error> {
+            builder.build_with(|start| start_thread(start, &mut names))
         }
 
-        fn build_global(self, builder: tine::Builder) -> Result<(), tine::Error> {
-            builder.build_global()
+        fn build_global(self, builder: tine::Builder, mut names: Names) -> Result<(), tine::Error> {
+            builder.build_global_with(|start| start_thread(start, &mut names))
         }
     }
 
@@ -63,12 +64,19 @@ mod spawn {
     where
         F: FnMut(crate::ThreadBuilder) -> std::io::Result<()>,
     {
-        fn build(mut self, builder: tine::Builder) -> Result<tine::ThreadPool, tine::Error> {
-            builder.build_with(|start| (self.0)(crate::ThreadBuilder { start }))
+        fn build(
+            mut self,
+            builder: tine::Builder,
+            mut names: Names,
+        ) -> Result<tine::ThreadPool, tine::Error> {
+            builder.build_with(|start| {
+                let name = names.as_mut().map(|name| name(start.index()));
+                (self.0)(crate::ThreadBuilder { start, name })
+            })
         }
 
-        fn build_global(self, builder: tine::Builder) -> Result<(), tine::Error> {
-            self.build(builder)?.set_as_global()
+        fn build_global(self, builder: tine::Builder, names: Names) -> Result<(), tine::Error> {
+            self.build(builder, names)?.set_as_global()
         }
     }
 }
@@ -178,19 +186,11 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     /// If the OS (or the spawn handler) fails to start a thread, or
     /// `use_current_thread` is asked on a thread that is already a pool's.
     pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
-        let marks_thread = self.use_current_thread;
-        if marks_thread && (POOL_THREAD.with(Cell::get) || tine::fork_thread_index().is_some()) {
-            return Err(ThreadPoolBuildError::CurrentThreadAlreadyInPool);
-        }
-        let (builder, spawn) = self.into_tine();
+        let (builder, spawn, names) = self.into_tine();
         let pool = spawn
-            .build(builder)
+            .build(builder, names)
             .map_err(ThreadPoolBuildError::from_tine)?;
-        let mark = marks_thread.then(|| {
-            POOL_THREAD.with(|mark| mark.set(true));
-            PoolThreadMark(std::thread::current().id())
-        });
-        Ok(ThreadPool::from_tine(pool, mark))
+        Ok(ThreadPool::from_tine(pool))
     }
 
     /// Builds the pool and makes it the global one, which calls from
@@ -200,14 +200,18 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     /// "The global thread pool has already been initialized." if it was
     /// (built, or made by a call), else as [`ThreadPoolBuilder::build`].
     pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
-        let (builder, spawn) = self.into_tine();
+        let (builder, spawn, names) = self.into_tine();
         spawn
-            .build_global(builder)
+            .build_global(builder, names)
             .map_err(ThreadPoolBuildError::from_tine)
     }
 
-    /// tine's builder with these settings, and the way to start threads.
-    fn into_tine(mut self) -> (tine::Builder, S) {
+    /// tine's builder with these settings, the way to start threads and
+    /// their names: rayon's model (the pool's own threads run every call;
+    /// unnamed threads but for `thread_name`'s; a drop that returns at
+    /// once; an unhandled panic in a spawned job aborts with rayon's
+    /// message).
+    fn into_tine(self) -> (tine::Builder, S, spawn::Names) {
         let threads = match self.num_threads {
             0 => default_threads(),
             n => n,
@@ -215,16 +219,14 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
         .min(crate::max_num_threads());
         let mut builder = tine::ThreadPool::builder()
             .threads(threads)
-            .name("rayon")
-            .caller_runs(self.use_current_thread)
-            // Thread 0 is the building thread: the pool's jobs run on the
-            // others.
-            .serving_thread_runs_jobs(!self.use_current_thread);
-        if let Some(name) = &mut self.thread_name {
-            // Thread 0 is the pool's serving thread in rayon's model, and
-            // the building thread with `use_current_thread`.
-            let first = usize::from(self.use_current_thread);
-            builder = builder.thread_names((first..threads).map(&mut **name).collect());
+            .name("")
+            .caller_runs(false)
+            .detach_on_drop();
+        if self.use_current_thread {
+            builder = builder.use_current_thread();
+        }
+        if self.breadth_first {
+            builder = builder.spawn_order(tine::SpawnOrder::OldestFirst);
         }
         if let Some(bytes) = self.stack_size {
             builder = builder.stack_size(bytes);
@@ -235,11 +237,25 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
         if let Some(handler) = self.exit_handler {
             builder = builder.on_exit(handler);
         }
-        if let Some(handler) = self.panic_handler {
-            builder = builder.panic_handler(handler);
-        }
-        (builder, self.spawn_handler)
+        builder = match self.panic_handler {
+            Some(handler) => builder.panic_handler(handler),
+            None => builder.panic_handler(abort_on_panic),
+        };
+        (builder, self.spawn_handler, self.thread_name)
     }
+}
+
+/// What rayon does with a spawned job's panic when the pool has no
+/// handler (`unwind.rs`'s `AbortIfPanic`): says so, and aborts.
+fn abort_on_panic(_payload: Box<dyn std::any::Any + Send>) {
+    eprintln!("Rayon: detected unexpected panic; aborting");
+    std::process::abort();
+}
+
+/// The global pool as the free functions build it on first use, from
+/// outside every pool: rayon's defaults.
+pub(crate) fn default_global() -> tine::Builder {
+    ThreadPoolBuilder::new().into_tine().0
 }
 
 /// `RAYON_NUM_THREADS` if positive, else `RAYON_RS_NUM_CPUS` (deprecated)
@@ -299,8 +315,10 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
-    /// Makes the building thread the pool's thread 0: its calls into the
-    /// pool run on it, as tine's callers do.
+    /// Makes the building thread the pool's thread 0: until the pool
+    /// drops, `current_thread_index()` is `Some(0)` on it and free calls
+    /// (`join`, `scope`) go to this pool; it runs the pool's work inside
+    /// them, while the other threads serve the pool's other callers.
     pub fn use_current_thread(mut self) -> Self {
         self.use_current_thread = true;
         self
@@ -321,9 +339,9 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
-    /// Accepted and without effect, as in rayon since 1.6 (deprecated
-    /// there): tine's `join` and scopes already run a thread's own newest
-    /// work first and hand the oldest to idle threads.
+    /// Makes each thread run the jobs spawned on it (by `spawn` on a pool
+    /// thread, or `Scope::spawn`) oldest first, rather than newest first:
+    /// deprecated in rayon, and still honoured there.
     #[deprecated(note = "use a FIFO scope or spawn_fifo for breadth-first order")]
     pub fn breadth_first(mut self) -> Self {
         self.breadth_first = true;

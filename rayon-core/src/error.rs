@@ -23,6 +23,7 @@ impl ThreadPoolBuildError {
     pub(crate) fn from_tine(error: tine::Error) -> Self {
         match error {
             tine::Error::GlobalPoolAlreadyInitialized => Self::GlobalPoolAlreadyInitialized,
+            tine::Error::CurrentThreadAlreadyInPool => Self::CurrentThreadAlreadyInPool,
             tine::Error::Spawn { source, .. } => Self::IOError(source),
             other => Self::IOError(io::Error::other(other.to_string())),
         }

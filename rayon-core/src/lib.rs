@@ -3,18 +3,22 @@
 //!
 //! ```toml
 //! [patch.crates-io]
-//! rayon-core = { git = "<tine's repository>" }   # or path = ".../rayon-core"
+//! rayon-core = { path = "../tine/rayon-core" }   # or git = "..."
 //! ```
 //!
 //! This crate is a face, not a scheduler: every call goes to tine's own
-//! engine (`tine::join`, `tine::scope`, the team's fork, the pool's
-//! serving thread). Its pools are built in rayon's model
-//! (`tine::Builder::caller_runs(false)`): a call from a thread outside the
-//! pool runs on the pool's threads while its caller waits, so
-//! `current_thread_index()` is `None` off the pool and every closure sees
-//! the pool's thread-locals, names and handlers. The global pool is built
-//! that way on first use, unless tine's own calls made it first (then it
-//! is tine's, whose caller runs as thread 0: still one pool per process).
+//! engine (`tine::join`, `tine::scope`, the pool's threads). Its pools are
+//! built in rayon's model (`tine::Builder::caller_runs(false)`): the pool's
+//! own threads run every call, in one standing region of tine's nested
+//! engine, while a caller outside them waits (parked, or on another pool's
+//! thread running that pool's work). So rayon-core's contract holds: a
+//! pool's work runs on its threads, with the indices, names and thread-local
+//! state they were given; `broadcast` runs each index on its own thread;
+//! `current_thread_index()` is `None` off the pools; dropping a pool
+//! returns at once. The global pool is built that way when a free function
+//! first needs it from outside every pool, unless tine's own calls built
+//! it first (then it is tine's, whose caller runs as thread 0: still one
+//! pool per process).
 //!
 //! - `lib.rs`: the free functions.
 //! - `pool.rs`: [`ThreadPool`].
@@ -41,37 +45,33 @@ pub use thread::ThreadBuilder;
 pub use tine::{BroadcastContext, FnContext, Scope, Yield};
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Once;
 
-/// Set (Release) once the global pool exists.
-static GLOBAL_READY: AtomicBool = AtomicBool::new(false);
+/// Set (Release) once this crate has told tine how to build the global
+/// pool.
+static GLOBAL_SET_UP: AtomicBool = AtomicBool::new(false);
 
-/// Makes sure the global pool exists, built in rayon's model unless
-/// something made it before (see the crate's head). Every call of this
-/// crate makes it, so its fast path is one load and a branch, inlined: a
-/// call into the cold part at every `join` would cost a `fib` recursion
-/// as much again as the join itself.
+/// Makes sure tine builds the global pool in rayon's model when a call
+/// first needs it (a free function called outside every pool), unless
+/// something built it before. Nothing is built here: a call made inside a
+/// pool leaves the global pool unbuilt, so a later `build_global` still
+/// succeeds. Every call of this crate makes sure, so its fast path is one
+/// load and a branch, inlined.
 #[inline(always)]
 fn ensure_global() {
-    // Acquire: pairs with the Release store in `make_global`.
-    if !GLOBAL_READY.load(Ordering::Acquire) {
-        make_global();
+    // Acquire: pairs with the Release store in `set_up_global`.
+    if !GLOBAL_SET_UP.load(Ordering::Acquire) {
+        set_up_global();
     }
 }
 
 #[cold]
 #[inline(never)]
-fn make_global() {
-    static INIT: Once = Once::new();
-    INIT.call_once(|| {
-        // An error means it exists already: built, or made by tine's own
-        // calls; either way it is the one pool.
-        let _ = ThreadPoolBuilder::new().build_global();
-    });
-    tine::global();
-    // Release: pairs with the Acquire load in `ensure_global`; the pool is
-    // published before.
-    GLOBAL_READY.store(true, Ordering::Release);
+fn set_up_global() {
+    // False if set before: by this crate on another thread, the only
+    // caller.
+    let _ = tine::set_global_builder(builder::default_global);
+    // Release: pairs with the Acquire load in `ensure_global`.
+    GLOBAL_SET_UP.store(true, Ordering::Release);
 }
 
 /// Runs `oper_a` and `oper_b`, potentially in parallel, and returns both
@@ -214,9 +214,7 @@ where
     OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
 {
     ensure_global();
-    tine::spawn(move || {
-        tine::broadcast(op);
-    })
+    tine::spawn_broadcast(op)
 }
 
 /// The number of threads of the pool this thread works for, else of the
@@ -239,7 +237,7 @@ pub fn current_num_threads() -> usize {
 /// assert!(index.is_some());
 /// ```
 pub fn current_thread_index() -> Option<usize> {
-    tine::fork_thread_index().or_else(builder::use_current_thread_index)
+    tine::fork_thread_index()
 }
 
 /// Whether this thread has pending tasks of its own; `None` off the

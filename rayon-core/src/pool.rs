@@ -1,9 +1,7 @@
 //! [`ThreadPool`]: rayon's pool, a handle on a tine pool built in rayon's
 //! model (calls from outside it run on its threads).
 
-use crate::builder::PoolThreadMark;
 use crate::scope::ScopeFifo;
-use std::sync::Arc;
 use tine::{BroadcastContext, Scope, Yield};
 
 /// A pool of threads: rayon-core's `ThreadPool`, on a [`tine::ThreadPool`]
@@ -17,11 +15,7 @@ use tine::{BroadcastContext, Scope, Yield};
 /// assert_eq!(rayon_core::current_thread_index(), None);
 /// ```
 pub struct ThreadPool {
-    /// Shared with the jobs `spawn_broadcast` leaves behind.
-    pool: Arc<tine::ThreadPool>,
-    /// Where built with `use_current_thread`: the building thread's mark,
-    /// cleared on drop.
-    _mark: Option<PoolThreadMark>,
+    pool: tine::ThreadPool,
 }
 
 impl core::fmt::Debug for ThreadPool {
@@ -33,11 +27,8 @@ impl core::fmt::Debug for ThreadPool {
 }
 
 impl ThreadPool {
-    pub(crate) fn from_tine(pool: tine::ThreadPool, mark: Option<PoolThreadMark>) -> Self {
-        ThreadPool {
-            pool: Arc::new(pool),
-            _mark: mark,
-        }
+    pub(crate) fn from_tine(pool: tine::ThreadPool) -> Self {
+        ThreadPool { pool }
     }
 
     /// Builds a pool from a deprecated [`Configuration`](crate::Configuration).
@@ -120,7 +111,7 @@ impl ThreadPool {
     where
         OP: FnOnce(&ScopeFifo<'scope>) -> R,
     {
-        self.pool.install(|| crate::in_place_scope_fifo(op))
+        self.pool.in_place_scope(|scope| op(ScopeFifo::of(scope)))
     }
 
     /// Runs `op` on this pool's threads, detached.
@@ -151,10 +142,7 @@ impl ThreadPool {
     where
         OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
     {
-        let pool = Arc::clone(&self.pool);
-        self.pool.spawn(move || {
-            pool.broadcast(op);
-        });
+        self.pool.spawn_broadcast(op);
     }
 
     /// Runs `op` once on every thread of this pool and returns the results

@@ -20,7 +20,7 @@ impl core::fmt::Debug for ScopeFifo<'_> {
 
 impl<'scope> ScopeFifo<'scope> {
     /// The FIFO view of `scope`.
-    fn of<'a>(scope: &'a Scope<'scope>) -> &'a ScopeFifo<'scope> {
+    pub(crate) fn of<'a>(scope: &'a Scope<'scope>) -> &'a ScopeFifo<'scope> {
         let scope: *const Scope<'scope> = scope;
         // SAFETY: `ScopeFifo` is `repr(transparent)` over `Scope`, so the
         // pointer is to a valid `ScopeFifo` for the same lifetime.

@@ -6,13 +6,15 @@ use core::fmt;
 /// A thread a spawn handler starts: run [`ThreadBuilder::run`] on it.
 pub struct ThreadBuilder {
     pub(crate) start: tine::ThreadStart,
+    /// From the builder's `thread_name`, if it has one.
+    pub(crate) name: Option<String>,
 }
 
 impl fmt::Debug for ThreadBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ThreadBuilder")
             .field("index", &self.start.index())
-            .field("name", &self.start.name())
+            .field("name", &self.name)
             .finish_non_exhaustive()
     }
 }
@@ -23,10 +25,9 @@ impl ThreadBuilder {
         self.start.index()
     }
 
-    /// The thread's name, from the builder's `thread_name` (tine names
-    /// every pool thread).
+    /// The thread's name, from the builder's `thread_name`, if it has one.
     pub fn name(&self) -> Option<&str> {
-        Some(self.start.name())
+        self.name.as_deref()
     }
 
     /// The stack size asked for, if any.

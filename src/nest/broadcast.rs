@@ -33,8 +33,8 @@
 //!   handshake), so no posted job waits on a parked owner.
 
 use super::job::{run, Header, Spawned, StackJob};
-use super::scope::Scope;
-use super::worker::Worker;
+use super::scope::{Broadcasts, Scope};
+use super::worker::{Besides, Worker};
 use super::{Nest, Slot};
 use crate::sync::{AtomicUsize, Ordering};
 use core::marker::PhantomData;
@@ -182,12 +182,11 @@ impl Slot {
 
 impl Worker {
     /// Whether a job may wait for this thread (a hint): in a slot, in the
-    /// queue (any job for the serving thread's region, else a call), or in
-    /// its own mail. Every wait of a region's thread that parks asks this
-    /// last, once announced: a job posted before the announcement rang no
-    /// bell for it.
-    pub(crate) fn has_work(&self, serving: bool) -> bool {
-        self.nest().has_work(serving) || self.has_mail()
+    /// queue (for a thread that takes queued work), or in its own mail. Every wait of a region's thread that parks asks this last,
+    /// once announced: a job posted before the announcement rang no bell
+    /// for it.
+    pub(crate) fn has_work(&self) -> bool {
+        self.nest().has_work(self.takes_queued()) || self.has_mail()
     }
 
     /// Whether this thread has mail (a hint): jobs for it alone.
@@ -226,6 +225,20 @@ impl Worker {
     }
 }
 
+impl Nest {
+    /// Posts `job` to thread `index` from a thread outside the pool's
+    /// regions, for a pool whose threads stay in one region for its life
+    /// (rayon's model); runs it here if that thread has left it (the pool
+    /// has stopped).
+    pub(crate) fn post_outside(&self, index: usize, job: *const Header) {
+        match self.slots[index].post(job, self.epoch()) {
+            Posted::Mailed => {}
+            // SAFETY: not posted: ours alone to run.
+            Posted::Closed => unsafe { run(job) },
+        }
+    }
+}
+
 /// Runs `op(index)` for every thread `index` of `worker`'s region, each
 /// on its own thread (this thread's own index right here), and returns
 /// once all have finished. A panic resumes here after that (the lowest
@@ -243,11 +256,14 @@ pub(crate) fn broadcast_here(worker: &Worker, op: &(dyn Fn(usize) + Sync)) {
             worker.post_to(index, job.header());
         }
     }
-    nest.bell.ring();
+    nest.ring_work();
     // SAFETY: this index's job was never posted: ours alone to run.
     unsafe { run(jobs[worker.index()].header()) };
     // SAFETY: alive in `jobs`; the latch is read through the header.
-    worker.wait_until(|| jobs.iter().all(|job| unsafe { (*job.header()).probe() }));
+    worker.wait_until(
+        || jobs.iter().all(|job| unsafe { (*job.header()).probe() }),
+        Besides::Nothing,
+    );
     let mut first = None;
     for job in &jobs {
         // SAFETY: every latch was seen set; each result is taken once.
@@ -290,27 +306,45 @@ impl<'scope> Scope<'scope> {
     {
         let threads = self.threads();
         let shared = Shared::new(body, threads);
-        let task = |index: usize| {
+        // Index `index`'s task body, holding the shared body until it ends.
+        let each = |index: usize| {
             let body = SharedRef(shared);
-            self.task(move |scope| {
+            move |scope: &Scope<'scope>| {
                 // Lets go of the body when the task ends, unwinding too.
                 let body = body;
                 // SAFETY: alive until the last task lets go of it.
                 let shared = unsafe { &*body.0 };
                 (shared.body)(scope, BroadcastContext::new(index, threads));
-            })
-        };
-        Worker::with_current(|worker| match worker {
-            Some(worker) if worker.in_region() && worker.nest().threads() == threads => {
-                for index in 0..threads {
-                    worker.post_to(index, Spawned::header(task(index)));
-                }
-                worker.nest().bell.ring();
             }
-            _ => {
+        };
+        let home = self.home();
+        Worker::with_current(|worker| match worker {
+            Some(worker) if worker.is_region_of(home) => {
                 for index in 0..threads {
+                    worker.post_to(index, Spawned::header(self.task(each(index))));
+                }
+                home.ring_work();
+            }
+            // A thread of the pool alone on its thread (a serial worker):
+            // every index here, in order.
+            Some(worker) if worker.belongs_to(home) => {
+                for index in 0..threads {
+                    let job = Spawned::header(self.task(each(index)));
                     // SAFETY: never published: ours alone to run.
-                    unsafe { run(Spawned::header(task(index))) };
+                    unsafe { run(job) };
+                }
+            }
+            // From outside the pool's regions: as the scope says.
+            _ => {
+                if self.broadcasts() == Some(Broadcasts::ToMail) {
+                    for index in 0..threads {
+                        home.post_outside(index, Spawned::header(self.task(each(index))));
+                    }
+                    home.ring_work();
+                } else {
+                    for index in 0..threads {
+                        self.queue(self.task_body(each(index)));
+                    }
                 }
             }
         });

@@ -1,17 +1,25 @@
-//! The injector: work handed to a pool from outside its team, waiting for
-//! one of the team's threads. It exists so that a caller that finds the
-//! team busy neither waits out a timeout nor runs its call serially while
-//! the team could help: it queues the call, and the pool's serving thread
-//! (`pool/serve.rs`) or an idle thread of a running region takes it.
+//! The injector: work handed to a pool's threads, waiting for one of them
+//! to take it. It exists so that a caller with work for a pool that it
+//! cannot run itself (tine's model with the team busy; every call from
+//! outside the pool in rayon's) neither waits out a timeout nor runs its
+//! call alone while the pool could help: it queues the work, and a thread
+//! that takes queued work runs it: the serving thread's region
+//! (`pool/serve.rs`) or a resident thread (`pool/resident.rs`).
 //!
-//! Two kinds of job enter it:
+//! What enters it:
 //! - a blocked call ([`CallJob`](call::CallJob), `inject/call.rs`): a
-//!   `join`, `scope` or parallel-iterator call from a thread outside the
-//!   pool, on that thread's stack, which waits until the job is done (or
-//!   takes it back, see below);
+//!   `join`, `scope`, `install` or parallel-iterator call from a thread
+//!   outside the pool's regions, on that thread's stack, which waits until
+//!   the job is done (or, in tine's model, takes it back, see below);
 //! - a detached job ([`SpawnJob`](spawned::SpawnJob), `inject/spawned.rs`):
 //!   `spawn`'s `'static` closure, boxed, counted until it has run, so that
-//!   the pool drops only after it.
+//!   the pool's threads leave only after it; `spawn_fifo`'s from a thread
+//!   of the pool waits in a list of its own, and a turn
+//!   ([`FifoTurn`](spawned::FifoTurn)) runs the oldest there;
+//! - a scope's task spawned from a thread with no worker of the scope's
+//!   pool ([`ScopedJob`](scoped::ScopedJob), `inject/scoped.rs`), tagged
+//!   with its scope, whose wait takes it too ([`Injector::pop_owned`]);
+//! - a poll of a future (`inject/task.rs`), queued on each wake.
 //!
 //! # Protocol
 //!
@@ -21,28 +29,29 @@
 //! (`inject/order.rs`), which picks the call to run when the queue's front
 //! job is a call: the newest until the oldest has waited the pool's
 //! patience, then the oldest (a spawned job behind a call then waits for
-//! newer calls too, as long; a patience of zero is arrival order). A job is in the queue from its push
-//! until exactly one of:
+//! newer calls too, as long; a patience of zero is arrival order). A job
+//! is in the queue from its push until exactly one of:
 //! - a runner pops it (under the lock), then runs it;
 //! - its owner removes it (under the lock, [`Injector::take_back`]) and
-//!   runs it itself: a blocked call whose wait passed the pool's bound,
-//!   the guard against a helper thread of a task (which the holder of the
-//!   team may be waiting for) waiting for the team forever.
+//!   runs it itself: in tine's model, a blocked call whose wait passed the
+//!   pool's bound, the guard against a helper thread of a task (which the
+//!   holder of the team may be waiting for) waiting for the team forever.
 //!
 //! So every job runs exactly once, and a stack job is unlinked before its
 //! frame can end: its owner returns only after taking it back or seeing
-//! its `done` flag, and the runner's Release store of that flag is its last
-//! touch of the job (the argument of `job.rs`'s latch).
+//! its `done` flag, the runner's last touch of it (as `job.rs`'s latch).
 //!
 //! # Invariants
 //!
 //! - `prev`, `next` and `linked` of a job, and a call's links in the
-//!   calls' list, are touched only under the lock while the job is linked.
+//!   calls' list, are touched only under the lock while the job is linked
+//!   (or, for a job in the FIFO list, under that list's lock).
 //! - `queued` and `queued_calls` (the counts) change only under the lock.
-//! - Only the serving thread's region runs spawned jobs, and relief
-//!   threads while another region holds the team past the busy wait
-//!   (`pool/relief.rs`); any region's idle thread may take a call, until
-//!   its region's root has finished.
+//! - Only threads that take queued work run what the queue holds (a
+//!   caller's region takes none: its caller would wait for another's work),
+//!   and besides them a scope's own wait its own tasks, and in tine's model
+//!   a relief thread the spawned jobs a long region holds back
+//!   (`pool/relief.rs`).
 //! - A push rings the pool's bells after the job is linked: the serving
 //!   thread's (`serve_bell`) and the regions' (`Nest::bell`), whose
 //!   sleepers check [`Injector::is_empty`] after announcing themselves.
@@ -52,55 +61,20 @@ use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use crate::wait::{Doorbell, SpinLock};
 use call_time::CallTime;
 use core::cell::Cell;
-use core::ptr;
 use core::time::Duration;
-use links::Ends;
+use header::Injected;
+use links::{End, Ends};
 use order::{Calls, Patience};
 use std::time::Instant;
 
 pub(crate) mod call;
 mod call_time;
-mod links;
+pub(crate) mod header;
+pub(crate) mod links;
 pub(crate) mod order;
+pub(crate) mod scoped;
 pub(crate) mod spawned;
-
-/// What every injected job starts with (`repr(C)`: a job's address is its
-/// header's).
-#[repr(C)]
-pub(crate) struct Injected {
-    /// Runs the job with the runner's worker; never unwinds.
-    execute: unsafe fn(*const Injected, &Worker),
-    /// Links in the queue (under the lock, while linked).
-    prev: Cell<*const Injected>,
-    next: Cell<*const Injected>,
-    /// Whether the job is linked (under the lock).
-    linked: Cell<bool>,
-    /// A detached job (`SpawnJob`), which only the serving thread's region
-    /// (or a relief thread) runs; a call (`CallJob`) any region's idle
-    /// thread may take.
-    spawned: bool,
-    /// A call's links in the list of queued calls (`order.rs`; under the
-    /// lock, while linked).
-    call_prev: Cell<*const Injected>,
-    call_next: Cell<*const Injected>,
-    /// When a call was queued (`order.rs`; under the lock).
-    queued_at: Cell<Option<Instant>>,
-}
-
-impl Injected {
-    fn new(execute: unsafe fn(*const Injected, &Worker), spawned: bool) -> Self {
-        Injected {
-            execute,
-            prev: Cell::new(ptr::null()),
-            next: Cell::new(ptr::null()),
-            linked: Cell::new(false),
-            spawned,
-            call_prev: Cell::new(ptr::null()),
-            call_next: Cell::new(ptr::null()),
-            queued_at: Cell::new(None),
-        }
-    }
-}
+pub(crate) mod task;
 
 /// Runs a popped job.
 ///
@@ -113,9 +87,14 @@ pub(crate) unsafe fn run(job: *const Injected, worker: &Worker) {
     unsafe { run_alone(job, worker) };
     // The job is not touched again: only the pool's counts and bell.
     let nest = worker.nest();
-    if nest.injector.finished() {
-        // A serving thread may wait, parked, for the last one to end.
-        nest.bell.ring();
+    nest.injector.finished();
+    // A serving or resident thread may wait, parked, for the last job to
+    // end, and a scope's wait for its task (`worker/wait.rs`). One load
+    // while none is parked.
+    nest.ring_done();
+    if nest.is_stopping() {
+        // A dropped pool's idle threads wait for its last jobs to end.
+        nest.ring_work();
     }
 }
 
@@ -148,6 +127,10 @@ unsafe impl Send for Queue {}
 /// A pool's queue of injected work; see the module head.
 pub(crate) struct Injector {
     queue: SpinLock<Queue>,
+    /// Detached jobs `spawn_fifo` queued from the pool's own threads,
+    /// oldest first, each with a turn in the queue that runs the oldest
+    /// (`spawned.rs`, [`Injector::push_fifo`]).
+    fifo: SpinLock<Ends>,
     /// Jobs linked in `queue` (changed under the lock; read as a hint).
     queued: AtomicUsize,
     /// How many of them are calls, not spawned jobs (likewise).
@@ -166,6 +149,10 @@ pub(crate) struct Injector {
     /// The mean run time of recent calls, which scales the default patience
     /// and a lone caller's yielding wait.
     call_time: CallTime,
+    /// The mean run time of recent polls of tasks (`task.rs`), for a lone
+    /// awaiter's yielding wait.
+    #[cfg_attr(loom, allow(dead_code))] // loom models do not wait yielding
+    task_time: CallTime,
 }
 
 impl Injector {
@@ -175,6 +162,7 @@ impl Injector {
                 jobs: Ends::new(),
                 calls: Calls::new(),
             }),
+            fifo: SpinLock::new(Ends::new()),
             queued: AtomicUsize::new(0),
             queued_calls: AtomicUsize::new(0),
             running: AtomicUsize::new(0),
@@ -183,6 +171,7 @@ impl Injector {
             serve_bell: Doorbell::new(),
             patience: Patience::new(),
             call_time: CallTime::new(),
+            task_time: CallTime::new(),
         }
     }
 
@@ -193,14 +182,9 @@ impl Injector {
     }
 
     /// Whether two or more calls are queued (a hint: Relaxed).
+    #[cfg(not(loom))] // for the yielding wait
     fn many_calls(&self) -> bool {
         self.queued_calls.load(Ordering::Relaxed) >= 2
-    }
-
-    /// Whether no call is queued (spawned jobs aside; a hint: Relaxed).
-    #[inline]
-    pub(crate) fn has_no_calls(&self) -> bool {
-        self.queued_calls.load(Ordering::Relaxed) == 0
     }
 
     /// Whether a popped job is still running, on any thread: the serving
@@ -219,13 +203,12 @@ impl Injector {
         self.queued.load(Ordering::Acquire) == 0 && !self.is_running()
     }
 
-    /// A popped job has finished; true if it was the last one running (the
-    /// caller then rings the region's bell, for a serving thread parked
-    /// until then).
-    pub(crate) fn finished(&self) -> bool {
+    /// A popped job has finished (the caller then rings the region's bell,
+    /// for a thread parked until no job runs).
+    pub(crate) fn finished(&self) {
         // Release: pairs with the Acquire load in `is_running`, so the
         // job's work happens before the region that waited for it ends.
-        self.running.fetch_sub(1, Ordering::Release) == 1
+        self.running.fetch_sub(1, Ordering::Release);
     }
 
     /// The serving thread says it has started.
@@ -239,6 +222,20 @@ impl Injector {
     pub(crate) fn has_started(&self) -> bool {
         // Acquire: pairs with the Release store in `mark_started`.
         self.started.load(Ordering::Acquire)
+    }
+
+    /// Counts one more spawned job (a detached job, or an awaited task)
+    /// until [`Injector::spawned_done`].
+    pub(crate) fn spawned_one(&self) {
+        // Relaxed: published with the job by the queue's lock.
+        self.spawned.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A spawned job has ended.
+    pub(crate) fn spawned_done(&self) {
+        // Release: pairs with the Acquire load in `has_spawned`, so
+        // whatever the job did is seen by the pool's threads as they leave.
+        self.spawned.fetch_sub(1, Ordering::Release);
     }
 
     /// Whether spawned jobs are still queued or running.
@@ -263,6 +260,7 @@ impl Injector {
     /// How long a caller that just pushed its call waits for it yielding
     /// its CPU before it parks (`inject/call_time.rs`): zero if other calls
     /// are queued too.
+    #[cfg(not(loom))] // loom models do not wait yielding
     pub(crate) fn yielding_wait(&self) -> Duration {
         if self.many_calls() {
             return Duration::ZERO;
@@ -270,44 +268,74 @@ impl Injector {
         self.call_time.yielding_wait()
     }
 
-    /// A popped call ran for `took` (`call.rs`), for the scaled patience
-    /// and the callers' yielding wait.
+    /// A popped call ran for `took` (`call.rs`): see `call_time.rs`.
     fn note_call(&self, took: Duration) {
         self.call_time.note(took);
     }
 
-    /// The patience in force (`order.rs`), and the time to order calls
-    /// by, if the patience is not zero and (`many`) two or more calls may be
-    /// queued (a hint); read before the lock is taken.
-    fn clock(&self, many: bool) -> (Option<Instant>, Duration) {
-        let patience = self.patience.get(&self.call_time);
-        ((many && !patience.is_zero()).then(Instant::now), patience)
+    /// How long the awaiter of a task just spawned waits for it yielding
+    /// its CPU, on its first poll (`inject/call_time.rs`): zero unless the
+    /// task is the only job queued or running.
+    #[cfg(not(loom))]
+    pub(crate) fn task_yielding_wait(&self) -> Duration {
+        // Relaxed: hints, as the counts are.
+        let others = self.queued.load(Ordering::Relaxed) + self.running.load(Ordering::Relaxed);
+        if others > 1 {
+            return Duration::ZERO;
+        }
+        self.task_time.task_yielding_wait()
     }
 
-    /// Links `job` at the front (runs next) or the back (runs after every
-    /// queued job); a call always goes to the back, and among calls the
-    /// order is `order.rs`'s. The caller rings the bells afterwards.
+    /// A poll of a task ran for `took` (`task/cell.rs`).
+    #[cfg(not(loom))]
+    fn note_task(&self, took: Duration) {
+        self.task_time.note(took);
+    }
+
+    /// The patience in force (`order.rs`), scaled by the longer of the
+    /// calls' and the tasks' mean runs.
+    fn patience(&self) -> Duration {
+        self.patience
+            .get(self.call_time.mean().max(self.task_time.mean()))
+    }
+
+    /// The time to order calls by, if `patience` is not zero; read before
+    /// the lock is taken.
+    fn clock(&self, patience: Duration) -> Option<Instant> {
+        (!patience.is_zero()).then(Instant::now)
+    }
+
+    /// Links `job` at `end` of the queue; a call or a task always goes to
+    /// the back, and among them the order is `order.rs`'s. The caller rings
+    /// the bells afterwards.
     ///
     /// # Safety
     /// `job` is alive and unlinked, and stays alive until it is popped and
     /// run, or taken back by its owner.
-    pub(crate) unsafe fn push(&self, job: *const Injected, front: bool) {
+    pub(crate) unsafe fn push(&self, job: *const Injected, end: End) {
         // SAFETY: alive by the contract.
-        let call = !unsafe { (*job).spawned };
-        debug_assert!(!(call && front), "a call goes to the back");
-        let now = if call { self.clock(true).0 } else { None };
+        let ordered = unsafe { (*job).is_ordered() };
+        debug_assert!(
+            !(ordered && end == End::Front),
+            "a call or a task goes to the back"
+        );
+        let now = if ordered {
+            self.clock(self.patience())
+        } else {
+            None
+        };
         self.queue.with(|queue| {
             // SAFETY: alive by the contract; links touched under the lock.
             let header = unsafe { &*job };
             header.linked.set(true);
-            if call {
-                // SAFETY: a call, alive, not yet in the list.
+            if ordered {
+                // SAFETY: a call or a task, alive, not yet in the list.
                 unsafe { queue.calls.push(job, now) };
             }
             // SAFETY: alive and unlinked by the contract; under the lock.
-            unsafe { queue.jobs.push(job, front, queue_links) };
+            unsafe { queue.jobs.push(job, end, queue_links) };
             self.queued.fetch_add(1, Ordering::Relaxed);
-            if !header.spawned {
+            if header.is_call() {
                 self.queued_calls.fetch_add(1, Ordering::Relaxed);
             }
         });
@@ -324,20 +352,20 @@ impl Injector {
         // SAFETY: linked, by the contract.
         unsafe { queue.jobs.unlink(job, queue_links) };
         header.linked.set(false);
-        if !header.spawned {
-            // SAFETY: a linked call is in the calls' list.
+        if header.is_ordered() {
+            // SAFETY: a linked call or task is in the calls' list.
             unsafe { queue.calls.unlink(job) };
         }
         // Release: pairs with the Acquire load in `is_idle`, so a pop's
         // count of `running` is seen with its decrement.
         self.queued.fetch_sub(1, Ordering::Release);
-        if !header.spawned {
+        if header.is_call() {
             self.queued_calls.fetch_sub(1, Ordering::Relaxed);
         }
     }
 
-    /// Takes the front job, if any, or, if the front job is a call, the
-    /// call `order.rs` picks; the caller runs it ([`run`]). Only the check
+    /// Takes the front job, if any, or, if the front job is a call or a
+    /// task, the one `order.rs` picks; the caller runs it ([`run`]). Only the check
     /// of the count is inlined: the idle loops that call it between forks
     /// keep their code small.
     #[inline]
@@ -351,13 +379,19 @@ impl Injector {
     /// [`Injector::pop`] once a job is queued.
     #[inline(never)]
     fn pop_queued(&self) -> Option<*const Injected> {
-        let (now, patience) = self.clock(self.many_calls());
+        let patience = self.patience();
+        // Relaxed: a hint; with one job queued there is no order to keep.
+        let now = if self.queued.load(Ordering::Relaxed) >= 2 {
+            self.clock(patience)
+        } else {
+            None
+        };
         self.queue.with(|queue| {
             // SAFETY: linked jobs are alive; read under the lock.
             let job = match unsafe { queue.jobs.first.as_ref() } {
                 None => return None,
-                Some(first) if first.spawned => queue.jobs.first,
-                // A call in front: the calls' list holds it at least.
+                Some(first) if !first.is_ordered() => queue.jobs.first,
+                // A call or a task in front: the calls' list holds it.
                 Some(_) => queue.calls.pick(now, patience).unwrap_or(queue.jobs.first),
             };
             self.count_running();
@@ -376,31 +410,6 @@ impl Injector {
         self.running.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Takes the call `order.rs` picks, if any, leaving spawned jobs
-    /// queued: for a caller's region, whose end must not wait for a
-    /// detached job (which may itself wait for that caller). Inlined as
-    /// [`Injector::pop`] is: only the check of the count.
-    #[inline]
-    pub(crate) fn pop_call(&self) -> Option<*const Injected> {
-        if self.has_no_calls() {
-            return None;
-        }
-        self.pop_queued_call()
-    }
-
-    /// [`Injector::pop_call`] once a call is queued.
-    #[inline(never)]
-    fn pop_queued_call(&self) -> Option<*const Injected> {
-        let (now, patience) = self.clock(self.many_calls());
-        self.queue.with(|queue| {
-            let job = queue.calls.pick(now, patience)?;
-            self.count_running();
-            // SAFETY: a queued call: linked.
-            unsafe { self.unlink(queue, job) };
-            Some(job)
-        })
-    }
-
     /// Whether spawned jobs are queued (a hint: Relaxed).
     pub(crate) fn has_queued_spawned(&self) -> bool {
         self.queued.load(Ordering::Relaxed) != self.queued_calls.load(Ordering::Relaxed)
@@ -414,7 +423,54 @@ impl Injector {
             let mut job = queue.jobs.first;
             // SAFETY: linked jobs are alive; links read under the lock.
             while let Some(header) = unsafe { job.as_ref() } {
-                if header.spawned {
+                if !header.is_call() {
+                    // SAFETY: reached through the locked list: linked.
+                    unsafe { self.unlink(queue, job) };
+                    return Some(job);
+                }
+                job = header.next.get();
+            }
+            None
+        })
+    }
+
+    /// Puts `job`, a detached job `spawn_fifo` made on one of the pool's
+    /// threads, behind the others so made; the caller then pushes its turn
+    /// (`spawned::FifoTurn`), which runs the oldest.
+    ///
+    /// # Safety
+    /// `job` is alive and in no list, and stays alive until a turn runs it.
+    pub(crate) unsafe fn push_fifo(&self, job: *const Injected) {
+        // SAFETY: by the contract; the links are the queue's, unused while
+        // the job waits here, and touched under this lock.
+        self.fifo
+            .with(|fifo| unsafe { fifo.push(job, End::Back, queue_links) });
+    }
+
+    /// The oldest job [`Injector::push_fifo`] put there, for a turn to run.
+    pub(crate) fn pop_fifo(&self) -> Option<*const Injected> {
+        self.fifo.with(|fifo| {
+            let job = fifo.first;
+            if job.is_null() {
+                return None;
+            }
+            // SAFETY: the first job of the list: in it, so alive.
+            unsafe { fifo.unlink(job, queue_links) };
+            Some(job)
+        })
+    }
+
+    /// Takes the frontmost job whose owner is `owner` (a scope's queued
+    /// task, for that scope's own wait), if any; the caller runs it
+    /// ([`run`]). Under the lock, a walk of the queue: only while the scope
+    /// counts some of its tasks queued.
+    pub(crate) fn pop_owned(&self, owner: *const ()) -> Option<*const Injected> {
+        self.queue.with(|queue| {
+            let mut job = queue.jobs.first;
+            // SAFETY: linked jobs are alive; links read under the lock.
+            while let Some(header) = unsafe { job.as_ref() } {
+                if header.owner == owner {
+                    self.count_running();
                     // SAFETY: reached through the locked list: linked.
                     unsafe { self.unlink(queue, job) };
                     return Some(job);

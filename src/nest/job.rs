@@ -92,9 +92,17 @@ unsafe fn set_latch(job: *const Header) {
     unsafe { (*latch).store(true, Ordering::Release) };
 }
 
+/// Where a join's B ran: what `join_context` reports as `migrated`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Ran {
+    /// On the joiner's thread.
+    Inline,
+    /// On the thread that claimed it.
+    Stolen,
+}
+
 /// A join's B: the closure and the room for a runner's result, in the
-/// joiner's frame. `F` receives whether it runs on a thread other than the
-/// joiner's. The closure is taken exactly once (by the joiner, or by the
+/// joiner's frame. `F` receives where it runs ([`Ran`]). The closure is taken exactly once (by the joiner, or by the
 /// thread that claimed the job), and the result is written only by such a
 /// thread, so neither needs a flag or drop glue: a join's fast path neither
 /// tests nor clears them.
@@ -105,7 +113,7 @@ pub(crate) struct StackJob<F, R> {
     result: UnsafeCell<MaybeUninit<std::thread::Result<R>>>,
 }
 
-impl<F: FnOnce(bool) -> R, R> StackJob<F, R> {
+impl<F: FnOnce(Ran) -> R, R> StackJob<F, R> {
     /// A job for `func`; it must not move once its header is published.
     #[inline]
     pub(crate) fn new(func: F) -> Self {
@@ -136,7 +144,7 @@ impl<F: FnOnce(bool) -> R, R> StackJob<F, R> {
             // touches the job, and it is taken once.
             unsafe { ManuallyDrop::take(&mut *func) }
         });
-        func(false)
+        func(Ran::Inline)
     }
 
     /// The result the runner left.
@@ -166,7 +174,7 @@ impl<F: FnOnce(bool) -> R, R> StackJob<F, R> {
         // the statement.
         // SAFETY: as just said.
         let func = unsafe { (*job).func.with_mut(|func| ManuallyDrop::take(&mut *func)) };
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| func(true)));
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| func(Ran::Stolen)));
         // SAFETY: as above.
         unsafe { (*job).result.with_mut(|slot| (*slot).write(result)) };
         // SAFETY: the last touch, through the raw header pointer.

@@ -3,8 +3,8 @@
 //! current pool's worker (`tine::join`, `tine::join_context`) are in
 //! `pool/entry.rs`.
 
-use super::job::StackJob;
-use super::worker::Worker;
+use super::job::{Ran, StackJob};
+use super::worker::{Besides, Worker};
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -35,6 +35,30 @@ impl FnContext {
     }
 }
 
+/// When a join offers its second closure to idle threads: a type, so that
+/// each join site's choice is made at compile time.
+pub(crate) trait Offer {
+    /// Whether the oldest pending job (this `b`, or an outer join's) is
+    /// offered at once, if the slot is empty.
+    const AT_ONCE: bool;
+}
+
+/// When an idle thread asks (at the join's own request check): the
+/// default, with which a join below the linked zone costs about a call.
+pub(crate) enum WhenAsked {}
+
+impl Offer for WhenAsked {
+    const AT_ONCE: bool = false;
+}
+
+/// At once, whether or not a thread asked: for joins known to be coarse (a
+/// parallel sort's parts, a fork's shares).
+pub(crate) enum AtOnce {}
+
+impl Offer for AtOnce {
+    const AT_ONCE: bool = true;
+}
+
 /// A join on the current region's worker, whatever pool is installed: for
 /// a pool's fork split into joins (`region.rs`). Each side is a share of a
 /// parallel loop, so `b` is offered at once, as in `pool::entry::join_coarse`.
@@ -44,7 +68,7 @@ where
     B: FnOnce() + Send,
 {
     let ((), ()) = Worker::with_current(|worker| match worker {
-        Some(worker) => join_on::<_, _, _, _, true>(worker, |_| a(), |_| b()),
+        Some(worker) => join_on::<AtOnce, _, _, _, _>(worker, |_| a(), |_| b()),
         // Not reached (a split runs inside a region); both still run.
         None => join_on_serial(|_| a(), |_| b()),
     });
@@ -104,12 +128,12 @@ fn while_unwinding(f: impl FnOnce()) {
 /// A region join's unwind guard: finishes B ([`finish_b`]) if `a` unwinds,
 /// so the fast path needs no `catch_unwind`. B's own panic is dropped:
 /// `a`'s resumes.
-struct FinishOnUnwind<'a, F: FnOnce(bool) -> R, R> {
+struct FinishOnUnwind<'a, F: FnOnce(Ran) -> R, R> {
     worker: &'a Worker,
     job: &'a StackJob<F, R>,
 }
 
-impl<F: FnOnce(bool) -> R, R> Drop for FinishOnUnwind<'_, F, R> {
+impl<F: FnOnce(Ran) -> R, R> Drop for FinishOnUnwind<'_, F, R> {
     /// Inlined, so that the compiler need not store the guard's two words
     /// on the fast path (its choice; in release builds the landing pad
     /// passes them on from registers).
@@ -138,10 +162,10 @@ where
 }
 
 /// One join on `worker` (this thread's): the protocol in `nest/mod.rs`;
-/// `EAGER` (or a worker of a pool in rayon's model) offers the oldest
+/// [`AtOnce`] (or a resident worker, `Worker::eager`) offers the oldest
 /// pending job at once (`pool::entry::join_coarse`).
 #[inline]
-pub(crate) fn join_on<A, B, RA, RB, const EAGER: bool>(worker: &Worker, a: A, b: B) -> (RA, RB)
+pub(crate) fn join_on<O: Offer, A, B, RA, RB>(worker: &Worker, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
@@ -155,7 +179,7 @@ where
     // plus a request check, unless the request makes it link itself. A
     // coarse join always links: it offers `b` at once. The address of a
     // local in this frame stands for the stack pointer.
-    // A pool in rayon's model, whose code may loop in `a`, or wait in it
+    // A resident worker (rayon's model), whose code may loop in `a`, or wait in it
     // for `b`, and count on the work being taken, offers the oldest pending
     // job (this `b`, or an outer join's still waiting) at once whenever its
     // slot is empty, at every join and any depth, as rayon's deque offers
@@ -166,7 +190,7 @@ where
     // local: one held across the request check's call costs every join,
     // the 1-thread path's included, a saved register.
     let here = core::mem::MaybeUninit::<u8>::uninit();
-    if !EAGER && worker.is_deep(here.as_ptr() as usize) {
+    if !O::AT_ONCE && worker.is_deep(here.as_ptr() as usize) {
         let link = if worker.eager() {
             worker.tick_deep_eager()
         } else {
@@ -176,21 +200,21 @@ where
             return join_on_serial(a, b);
         }
     }
-    join_linked(worker, EAGER, a, b)
+    join_linked::<O, _, _, _, _>(worker, a, b)
 }
 
-/// A linked join (steps 1 to 5 in `nest/mod.rs`); `offer`, or a worker of
-/// a pool in rayon's model, offers the oldest pending job at once, if the
-/// slot is empty.
+/// A linked join (steps 1 to 5 in `nest/mod.rs`); [`AtOnce`], or a
+/// resident worker, offers the oldest pending job at once, if the slot is
+/// empty.
 #[inline(always)]
-fn join_linked<A, B, RA, RB>(worker: &Worker, offer: bool, a: A, b: B) -> (RA, RB)
+fn join_linked<O: Offer, A, B, RA, RB>(worker: &Worker, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
     RA: Send,
     RB: Send,
 {
-    let job = StackJob::new(|migrated| b(FnContext::new(migrated)));
+    let job = StackJob::new(|ran| b(FnContext::new(ran == Ran::Stolen)));
     // SAFETY: the job stays in this frame, which the guard below (or the
     // `finish_b` after `a`) closes it before leaving, on every path: the
     // guard is armed before anything else runs.
@@ -198,7 +222,7 @@ where
     // If `a` panics, B is still run or waited for before the panic goes on.
     let guard = FinishOnUnwind { worker, job: &job };
     worker.tick_in_region();
-    if offer || worker.eager() {
+    if O::AT_ONCE || worker.eager() {
         worker.offer_now();
     }
     let ra = a(FnContext::new(false));
@@ -219,7 +243,7 @@ where
 /// `job` was opened on `worker` and every join opened after it has closed;
 /// called once per join: after A, or by the guard if A unwinds.
 #[inline]
-unsafe fn finish_b<F: FnOnce(bool) -> R, R>(
+unsafe fn finish_b<F: FnOnce(Ran) -> R, R>(
     worker: &Worker,
     job: &StackJob<F, R>,
 ) -> std::thread::Result<R> {
@@ -240,7 +264,7 @@ unsafe fn finish_b<F: FnOnce(bool) -> R, R>(
 /// As [`finish_b`].
 #[cold]
 #[inline(never)]
-unsafe fn finish_promoted<F: FnOnce(bool) -> R, R>(
+unsafe fn finish_promoted<F: FnOnce(Ran) -> R, R>(
     worker: &Worker,
     job: &StackJob<F, R>,
 ) -> std::thread::Result<R> {
@@ -250,7 +274,7 @@ unsafe fn finish_promoted<F: FnOnce(bool) -> R, R>(
         return Ok(unsafe { job.run_inline() });
     }
     // SAFETY: alive until this frame ends; the latch is set last.
-    worker.wait_until(|| unsafe { (*header).probe() });
+    worker.wait_until(|| unsafe { (*header).probe() }, Besides::Nothing);
     // SAFETY: the latch is set; called once.
     unsafe { job.take_result() }
 }

@@ -2,13 +2,15 @@
 //! idle loop (`region.rs`) and the serving thread's (`pool/serve.rs`).
 //!
 //! A look reads every thread's offer slot, a line that a working thread
-//! writes at each join it offers, and rayon's model offers every join. A
-//! thread that looks at every micro-yield pulls the line away between two
-//! joins, and each of the owner's next joins waits for it to come back:
-//! 100,000 empty joins of rayon-core's took 2.9 times rayon's time that
-//! way (2-core AMD host). A look that finds a job is worse when the job is
-//! tiny: the owner's take-back fails, and it waits for the job's latch
-//! from the other core, a few transfers for a job of nanoseconds.
+//! writes at each join it offers, and a resident worker (rayon's model)
+//! offers every join. A thread that looks at every micro-yield pulls the
+//! line away between two joins, and each of the owner's next joins waits
+//! for it to come back: a loop of empty joins then runs at the speed of
+//! cache-line transfers, not of the joins. A look that finds a job is
+//! worse when the job is tiny: the owner's take-back fails, and it waits
+//! for the job's latch from the other core, a few transfers for a job of
+//! nanoseconds. (BENCHMARKS.md, "The real rayon on tine's core", has the
+//! empty joins' row.)
 //!
 //! # The rule
 //!
@@ -31,8 +33,8 @@ use core::time::Duration;
 use std::time::Instant;
 
 /// The longest gap between two looks for work of an idle thread of a
-/// region while it spins (see the module head): with it, the 100,000
-/// empty joins above take 0.4 to 0.6 times rayon's time.
+/// region while it spins (see the module head): short against a job worth
+/// taking, long against the gap between two empty joins.
 const IDLE_LOOK: Duration = Duration::from_micros(2);
 
 /// One idle thread's pacing of its looks for work (see the module head).
@@ -123,7 +125,7 @@ impl<'a> Looks<'a> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::super::job::StackJob;
-    use super::super::worker::Worker;
+    use super::super::worker::{Role, Worker};
     use super::super::Nest;
     use super::{Looks, IDLE_LOOK};
     use crate::wait::{WaitPolicy, Waiter};
@@ -142,7 +144,7 @@ mod tests {
     #[test]
     fn short_jobs_push_the_first_look_back_and_a_long_one_brings_it_forward() {
         let nest = Nest::new(1, Waiter::new(WaitPolicy::AlwaysPark, 1));
-        let worker = Worker::new(&nest, 0, false);
+        let worker = Worker::new(&nest, 0, Role::Alone);
         let mut looks = Looks::new(nest.waiter());
         let mut pushed_back = 0;
         for _ in 0..64 {

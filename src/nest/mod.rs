@@ -5,15 +5,26 @@
 //!
 //! # Regions
 //!
-//! A call from outside a region takes the whole team with one fork
-//! (`region.rs`): thread 0, the caller, runs the root closure; every other
-//! thread of the team runs the idle loop until the root has finished. Each
-//! thread of a region has a [`Worker`](worker::Worker) on its stack, which a
-//! thread-local points to while the region runs; calls made inside find it
-//! there. If the team is busy (a call from inside a plain fork's task, or
-//! another caller's region), the root runs on the calling thread alone,
-//! with a worker that has no slots: every `join` then runs both sides
-//! inline.
+//! Each thread of a region has a [`Worker`](worker::Worker) on its stack,
+//! which a thread-local points to while the region runs; calls made inside
+//! find it there. Which region a call enters, and how, is the pool's edge's
+//! choice (`pool/edge.rs`), by the pool's model:
+//!
+//! - in tine's, a call from outside a region takes the whole team with one
+//!   fork (`region.rs`): thread 0, the caller, runs the root closure; every
+//!   other thread of the team runs the idle loop until the root has
+//!   finished. If the team is busy, the call is handed to the pool's
+//!   serving thread (`hand.rs`), whose region runs queued work; from inside
+//!   a plain fork's task, the root runs on the calling thread alone
+//!   (`alone.rs`), with a worker that has no slots: every `join` then runs
+//!   both sides inline;
+//! - in rayon's, the pool's threads stay in one region for the pool's life
+//!   (`pool/resident.rs`), and every call from outside is handed to them.
+//!
+//! What a thread does with the work of other callers is its worker's
+//! [`Role`](worker::Role): a caller's region takes none (its caller would
+//! wait for it), the serving thread's region and a resident thread take
+//! any.
 //!
 //! # State (per pool, allocated when the pool is built: [`Nest`])
 //!
@@ -32,8 +43,9 @@
 //!    pending job as in step 2; if the slot is empty and no linked join is
 //!    pending, it moves the zone deeper and goes on as a linked join from
 //!    step 1, so that its own B is the job promoted. Its B is offered only
-//!    then, never later. In a pool of rayon's model, an empty slot counts
-//!    as a request: there every join that finds its slot empty offers.
+//!    then, never later. On a resident worker (rayon's model), an empty
+//!    slot counts as a request: there every join that finds its slot empty
+//!    offers.
 //! 1. The joiner puts B in a job on its own stack frame and links it in
 //!    front of its worker's chain of open joins (owner-only, no atomics:
 //!    three stores, see `worker.rs`).
@@ -51,7 +63,8 @@
 //!    it runs B inline. If it was, it tries to take it back: a
 //!    compare-exchange of `shared` from B to null. If that fails, a thief
 //!    claimed B, and the joiner waits for B's latch, running its own
-//!    spawned jobs and stealing promoted ones meanwhile (never parking).
+//!    spawned jobs and stealing promoted ones meanwhile, then parking
+//!    until a ring (`worker/wait.rs`).
 //! 5. A's panic, else B's, resumes once both sides have finished (B's own
 //!    panic is dropped while A's unwinds; B run inline unwinds directly).
 //!
@@ -97,21 +110,25 @@
 //!   thread 0 already asked (`region.rs`, `reset`), on behalf of the idle
 //!   threads its fork starts: a request that no thread made only offers a
 //!   job early.
-//! - Waits for a latch or a scope never park: they run jobs, spin and yield,
-//!   so no cycle of waiting threads can form, however deep the nesting.
-//!   Only idle threads park, on the doorbell, with the Dekker handshake of
-//!   `wait/` (a promotion and the end of the region ring it).
+//! - Waits for a latch or a scope run jobs, spin, and then park on the
+//!   doorbell, with the Dekker handshake of `wait/`; every event they wait
+//!   for rings it after it happens (a job's end, an offer, a post, a push,
+//!   the end of the region: `worker/wait.rs`), so no wait sleeps through
+//!   its end and no cycle of parked waits can form. Idle threads park on
+//!   it too.
 //!
 //! # Files
 //!
-//! - `mod.rs`: [`Nest`] and [`Slot`].
+//! - `mod.rs`: [`Nest`]; `slot.rs`: a thread's exchange point.
 //! - `job.rs`: jobs on the stack and on the heap, and the latch.
-//! - `worker.rs`: a thread's worker: open joins, spawned jobs,
-//!   promotion, stealing, waiting; `worker/zone.rs`: the linked zone, which
-//!   joins record their job.
+//! - `worker.rs`: a thread's worker: its role, open joins, spawned jobs,
+//!   promotion, stealing; `worker/zone.rs`: the linked zone, which joins
+//!   record their job; `worker/wait.rs`: the waits that run jobs and then
+//!   park.
 //! - `looks.rs`: how idle threads pace their looks for work.
-//! - `region.rs`: entering a region; the idle loop; a pool's fork made from
-//!   inside a region of its own team.
+//! - `region.rs`: entering a region in tine's model, and its idle loop;
+//!   `alone.rs`: a root alone on its thread; `hand.rs`: a call handed to a
+//!   pool's threads, and the forks that go that way.
 //! - `broadcast.rs`: a thread's mail, and the per-thread jobs sent
 //!   through it (`broadcast` from a task, `Scope::spawn_broadcast`).
 //! - `join.rs`, `scope.rs`, `yielding.rs`: one join, one scope and one
@@ -120,7 +137,9 @@
 //! - `model.rs` (loom only): the promotion/claim/take-back/latch handshake
 //!   as a loom model.
 
+pub(crate) mod alone;
 pub(crate) mod broadcast;
+pub(crate) mod hand;
 pub(crate) mod inject;
 mod job;
 pub(crate) mod join;
@@ -129,6 +148,7 @@ pub(crate) mod looks;
 pub mod model;
 pub(crate) mod region;
 pub(crate) mod scope;
+mod slot;
 pub(crate) mod stop;
 pub(crate) mod worker;
 pub(crate) mod yielding;
@@ -145,89 +165,17 @@ pub(crate) fn hide_worker_unless_of(nest: &Nest) -> Option<impl Drop> {
     worker::Worker::hide_unless_of(nest)
 }
 
-use crate::sync::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use crate::schedule::{ForkJoin, Partials};
+use crate::sync::{AtomicBool, AtomicUsize, Ordering};
+use crate::team::Share;
 use crate::wait::{Doorbell, Waiter};
 use core::time::Duration;
 use crossbeam_utils::CachePadded;
 use inject::spawned::PanicHandler;
 use inject::Injector;
-use job::Header;
+use slot::Slot;
 use std::boxed::Box;
-
-/// One team thread's exchange point.
-pub(crate) struct Slot {
-    /// A promoted job others may take, or null. Written non-null only by
-    /// the owner (Release); emptied by a compare-exchange (Acquire).
-    shared: AtomicPtr<Header>,
-    /// Set by a thread that found nothing to do: promote at the next join.
-    wanted: AtomicBool,
-    /// Jobs for the owner alone, newest first, or closed (`broadcast.rs`),
-    /// on a line of its own: only posters and the owner touch it.
-    mail: CachePadded<AtomicPtr<Header>>,
-}
-
-impl Slot {
-    fn new() -> Self {
-        Slot {
-            shared: AtomicPtr::new(core::ptr::null_mut()),
-            wanted: AtomicBool::new(false),
-            mail: CachePadded::new(AtomicPtr::new(core::ptr::null_mut())),
-        }
-    }
-
-    /// Whether the slot is empty (a hint: Relaxed).
-    #[inline]
-    fn is_empty(&self) -> bool {
-        self.shared.load(Ordering::Relaxed).is_null()
-    }
-
-    /// The owner publishes `job`. Only while the slot is empty.
-    #[inline]
-    fn offer(&self, job: *const Header) {
-        // Release: publishes the job's contents; pairs with the Acquire
-        // compare-exchange in `claim`.
-        self.shared.store(job.cast_mut(), Ordering::Release);
-    }
-
-    /// Takes the job in the slot, if any; the winner runs it.
-    #[inline]
-    fn claim(&self) -> Option<*const Header> {
-        let job = self.shared.load(Ordering::Relaxed);
-        if job.is_null() {
-            return None;
-        }
-        // Acquire: pairs with the Release store in `offer`.
-        let (won, lost) = (Ordering::Acquire, Ordering::Relaxed);
-        let taken = self
-            .shared
-            .compare_exchange(job, core::ptr::null_mut(), won, lost);
-        taken.ok().map(|job| job.cast_const())
-    }
-
-    /// The owner takes `job` back if no one claimed it; false if someone
-    /// did (then its latch will be set).
-    #[inline]
-    fn take_back(&self, job: *const Header) -> bool {
-        // Relaxed: on success no one else touched the job.
-        self.shared
-            .compare_exchange(
-                job.cast_mut(),
-                core::ptr::null_mut(),
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            )
-            .is_ok()
-    }
-
-    /// Asks the owner to promote, unless already asked (no write then, so
-    /// idle threads do not bounce the owner's line).
-    #[inline]
-    fn ask(&self) {
-        if !self.wanted.load(Ordering::Relaxed) {
-            self.wanted.store(true, Ordering::Relaxed);
-        }
-    }
-}
+use std::sync::{Arc, Weak};
 
 /// The end of the current region, and which region it is.
 struct Ending {
@@ -244,7 +192,14 @@ pub(crate) struct Nest {
     slots: Box<[CachePadded<Slot>]>,
     /// The region's end flag and its count, on the line idle threads poll.
     done: CachePadded<Ending>,
+    /// Where idle threads park: rung by new work (an offer, a post, a
+    /// push, the end of a region).
     bell: Doorbell,
+    /// Where waits park (`worker/wait.rs`): rung by new work, and by the
+    /// end of any job a thread of the pool runs; shared with the calls
+    /// this pool's threads hand to other pools, whose runners ring it when
+    /// done (`inject/call.rs`).
+    waits: Arc<Doorbell>,
     waiter: Waiter,
     /// Calls handed over by callers that found the team busy, and
     /// spawned jobs (`inject.rs`).
@@ -254,15 +209,31 @@ pub(crate) struct Nest {
     busy_wait: Duration,
     /// Where a spawned job's panic goes; none: the process aborts.
     panic_handler: Option<std::sync::Arc<PanicHandler>>,
-    /// The pool is dropping: its serving thread leaves once the injector
-    /// is empty.
+    /// The pool is dropping: its serving or resident threads leave once
+    /// the injector is empty.
     stopping: AtomicBool,
-    /// Calls from outside the pool always go to its threads (rayon's
-    /// model), never run on their caller as thread 0.
-    pub(crate) hand_over_always: bool,
-    /// The serving thread runs queued jobs itself (else it only holds the
-    /// team for the region's other threads to run them).
-    pub(crate) server_runs_jobs: bool,
+    /// Which of a thread's own spawned jobs it runs first.
+    spawn_order: SpawnOrder,
+    /// The `Arc` this nest lives in, for the tasks that keep it alive
+    /// (`inject/task.rs`): empty for a nest built outside one.
+    myself: Weak<Nest>,
+    /// Slots for the partial results of parallel-iterator calls on the
+    /// pool, whichever way they reach it (its handle, or a task on one of
+    /// its threads: see the `ForkJoin` impl below).
+    partials: Partials,
+}
+
+/// Which spawned job a thread of a pool runs first among those spawned
+/// from inside the pool: rayon's per-thread order, or its `breadth_first`
+/// ([`Builder::spawn_order`](crate::pool::Builder::spawn_order)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SpawnOrder {
+    /// The newest first (LIFO), as rayon's threads pop their own deque:
+    /// the job whose data is likeliest still in the cache.
+    #[default]
+    NewestFirst,
+    /// The oldest first (FIFO), as rayon's deprecated `breadth_first`.
+    OldestFirst,
 }
 
 impl core::fmt::Debug for Nest {
@@ -286,14 +257,44 @@ impl Nest {
                 epoch: AtomicUsize::new(0),
             }),
             bell: Doorbell::new(),
+            waits: Arc::new(Doorbell::new()),
             waiter,
             injector: Injector::new(),
             busy_wait: crate::team::DEFAULT_BUSY_WAIT,
             panic_handler: None,
             stopping: AtomicBool::new(false),
-            hand_over_always: false,
-            server_runs_jobs: true,
+            spawn_order: SpawnOrder::NewestFirst,
+            myself: Weak::new(),
+            partials: Partials::new(threads),
         }
+    }
+
+    /// This nest in an `Arc`, which [`Nest::arc`] can hand out.
+    pub(crate) fn into_arc(self) -> Arc<Nest> {
+        Arc::new_cyclic(move |myself| Nest {
+            myself: myself.clone(),
+            ..self
+        })
+    }
+
+    /// A new reference to the `Arc` this nest lives in.
+    ///
+    /// # Panics
+    /// If the nest was not made by [`Nest::into_arc`] (every pool's is).
+    pub(crate) fn arc(&self) -> Arc<Nest> {
+        self.myself
+            .upgrade()
+            .expect("a pool's nest lives in the Arc that made it")
+    }
+
+    /// Sets which spawned job a thread runs first.
+    pub(crate) fn set_spawn_order(&mut self, order: SpawnOrder) {
+        self.spawn_order = order;
+    }
+
+    /// Which spawned job a thread runs first.
+    pub(crate) fn spawn_order(&self) -> SpawnOrder {
+        self.spawn_order
     }
 
     /// Sets how long a handed-over call waits to be taken (see
@@ -314,16 +315,10 @@ impl Nest {
         self.panic_handler = handler;
     }
 
-    /// Whether some slot holds a job, or the injector holds one a thread of
-    /// this region may take (any job for the serving thread's region, else
-    /// a call; a hint: Relaxed loads).
-    pub(crate) fn has_work(&self, serving: bool) -> bool {
-        let queued = if serving {
-            !self.injector.is_empty()
-        } else {
-            !self.injector.has_no_calls()
-        };
-        queued || self.has_offers()
+    /// Whether some slot holds a job, or (`queued`: for a thread that takes
+    /// queued work) the injector holds one (a hint: Relaxed loads).
+    pub(crate) fn has_work(&self, queued: bool) -> bool {
+        (queued && !self.injector.is_empty()) || self.has_offers()
     }
 
     /// Whether some slot holds a job (a hint: Relaxed loads).
@@ -347,19 +342,61 @@ impl Nest {
         }
     }
 
-    /// Rings every thread that may take injected work: the serving thread
-    /// and the regions' idle threads. After a push.
-    pub(crate) fn ring_injected(&self) {
-        self.injector.serve_bell.ring();
+    /// Rings every parked thread of the pool, idle or waiting: for work any
+    /// may take (an offer, a post to a thread's mail, the end of a region,
+    /// the pool's stop).
+    pub(crate) fn ring_work(&self) {
         self.bell.ring();
+        self.waits.ring();
     }
 
-    /// The pool is dropping: the serving thread leaves once the injector
-    /// is empty.
+    /// A spawned job (or an awaited task) has ended: counted off, and, once
+    /// the pool is dropped, its idle threads rung, which may now leave
+    /// (`pool/resident.rs`, `pool/serve.rs`).
+    pub(crate) fn spawned_done(&self) {
+        self.injector.spawned_done();
+        if self.is_stopping() {
+            self.injector.serve_bell.ring();
+            self.ring_work();
+        }
+    }
+
+    /// Rings the parked waits: a job one of them may be waiting for has
+    /// ended (its latch or count is set).
+    #[inline]
+    pub(crate) fn ring_done(&self) {
+        self.waits.ring();
+    }
+
+    /// Rings the threads that may take injected work after a push of a job
+    /// any of them may run (a call, a detached job): the serving thread,
+    /// and one parked thread of the pool, an idle one if there is one
+    /// (resident threads and a serving thread's region take queued work; a
+    /// caller's region, which takes none, holds the team only while no
+    /// serving region does, and the serving thread's own bell rings for
+    /// it), else a wait, which takes queued work once it has spun.
+    pub(crate) fn ring_injected(&self) {
+        self.injector.serve_bell.ring();
+        if !self.bell.ring_one() {
+            self.waits.ring_one();
+        }
+    }
+
+    /// [`Nest::ring_injected`] for a scope's task, which the scope's own
+    /// wait may be parked for, besides the threads that take queued work:
+    /// every parked thread.
+    pub(crate) fn ring_injected_all(&self) {
+        self.injector.serve_bell.ring();
+        self.ring_work();
+    }
+
+    /// The pool is dropping: its serving or resident threads leave once
+    /// the injector is empty.
     pub(crate) fn stop_serving(&self) {
         // Release: pairs with the Acquire load in `is_stopping`.
         self.stopping.store(true, Ordering::Release);
         self.injector.serve_bell.ring();
+        self.ring_work();
     }
 
     /// Whether [`Nest::stop_serving`] was called.
@@ -380,15 +417,53 @@ impl Nest {
         self.slots.len()
     }
 
-    /// The doorbell on which the region's idle threads park (a promotion,
-    /// a push to the injector, the end of a region and of the last running
-    /// injected job ring it).
+    /// The doorbell on which idle threads park (see [`Nest::ring_work`]).
     pub(crate) fn bell(&self) -> &Doorbell {
         &self.bell
+    }
+
+    /// The doorbell on which waits park (see [`Nest::ring_done`]).
+    pub(crate) fn waits(&self) -> &Doorbell {
+        &self.waits
+    }
+
+    /// The waits' doorbell, shared: for a call handed to another pool,
+    /// whose runner rings it (`inject/call.rs`).
+    pub(crate) fn shared_waits(&self) -> Arc<Doorbell> {
+        Arc::clone(&self.waits)
+    }
+
+    /// The pool's slots for partial results.
+    pub(crate) fn partials(&self) -> &Partials {
+        &self.partials
     }
 
     /// The pool's waiting policy.
     pub(crate) fn waiter(&self) -> &Waiter {
         &self.waiter
+    }
+}
+
+// SAFETY: `fork_join` runs the share once per index of `0..threads()`
+// (through the current region's joins, which run every index once and
+// return only when all have, unwinding included; else inline, in order),
+// as the contract asks.
+unsafe impl ForkJoin for Nest {
+    /// The pool's thread count.
+    fn threads(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// A fork of the pool from one of its own threads that takes queued
+    /// work (a resident thread, a thread of the serving region): a
+    /// parallel call made inside a task the pool runs, which runs on the
+    /// pool through the region's joins, as a busy pool's fork does
+    /// (`hand.rs`); on any other thread, every share inline, in order.
+    fn fork_join(&self, share: &Share<'_>) {
+        hand::fork_in_region(self, share);
+    }
+
+    fn partials(&self) -> Option<&Partials> {
+        Some(&self.partials)
     }
 }

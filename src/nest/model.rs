@@ -1,6 +1,7 @@
 //! Loom models of the promotion/claim/take-back/latch handshake, of the
-//! doorbell, of the injector's hand-over, and of a thread's mail (run from
-//! `tests/loom.rs`; loom only, hidden from the docs).
+//! doorbell, of the injector's hand-over, of a thread's mail, and of a
+//! task's end and its awaiter (run from `tests/loom.rs`; loom only, hidden
+//! from the docs).
 //!
 //! Each model runs the real [`Slot`], [`StackJob`] and [`Doorbell`] code.
 //! The job's closure reads a value the owner wrote before promoting it, and
@@ -11,9 +12,11 @@
 
 use super::broadcast::Posted;
 use super::inject;
-use super::inject::call::CallJob;
+use super::inject::call::{CallJob, Wake};
+use super::inject::links::End;
+use super::inject::task::handoff::Handoff;
 use super::job::{run, Header, StackJob};
-use super::worker::Worker;
+use super::worker::{Role, Worker};
 use super::{Nest, Slot};
 use crate::sync::{AtomicBool, AtomicUsize, Ordering, UnsafeCell};
 use crate::wait::{Doorbell, WaitPolicy, Waiter};
@@ -141,7 +144,7 @@ pub fn hand_over_or_take_back() {
     let nest = Arc::new(Nest::new(1, waiter));
     let other = Arc::clone(&nest);
     let runner = thread::spawn(move || {
-        let worker = Worker::new(&other, 0, false);
+        let worker = Worker::new(&other, 0, Role::Alone);
         match other.injector.pop() {
             Some(job) => {
                 // SAFETY: popped by this thread; the caller keeps the job
@@ -157,17 +160,20 @@ pub fn hand_over_or_take_back() {
     // SAFETY: nothing is queued yet: ours alone.
     input.0.with_mut(|value| unsafe { *value = 5 });
     let input = &input;
-    let job = CallJob::new(|_: &Worker| {
-        runs.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: the queue's lock orders the write above before this read.
-        input.0.with(|value| unsafe { *value }) + 1
-    });
+    let job = CallJob::new(
+        |_: &Worker| {
+            runs.fetch_add(1, Ordering::Relaxed);
+            // SAFETY: the queue's lock orders the write above before this read.
+            input.0.with(|value| unsafe { *value }) + 1
+        },
+        Wake::this_thread(),
+    );
     // SAFETY: alive in this frame until it is done or taken back.
-    unsafe { nest.injector.push(job.header(), false) };
+    unsafe { nest.injector.push(job.header(), End::Back) };
     nest.ring_injected();
     // SAFETY: pushed by this thread above, alive.
     let result = if unsafe { nest.injector.take_back(job.header()) } {
-        let worker = Worker::new(&nest, 0, false);
+        let worker = Worker::new(&nest, 0, Role::Alone);
         // SAFETY: taken back: no runner touches the job.
         let func = unsafe { job.take_func() };
         func(&worker)
@@ -240,4 +246,63 @@ pub fn mail_runs_once_on_its_owner() {
     owner.join().unwrap();
     assert_eq!(runs.load(Ordering::Relaxed), 2);
     assert!(!slot.has_mail());
+}
+
+/// A waker that raises a flag (a loom atomic) when woken.
+struct Flag(AtomicBool);
+
+impl std::task::Wake for Flag {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        // Release: pairs with the Acquire load of the waiting poller.
+        self.0.store(true, Ordering::Release);
+    }
+}
+
+/// A task's end and its awaiter's poll on two threads
+/// (`inject/task.rs`'s hand-off): the awaiter polls, and if the task has
+/// not ended, waits for its waker to be woken and polls again, which must
+/// then find the result. Loom fails the model if a wake-up is lost (the
+/// awaiter then waits forever) or the result is read unordered.
+pub fn task_end_wakes_its_awaiter() {
+    let handoff = Arc::new(Handoff::<u32>::new());
+    let ender = {
+        let handoff = Arc::clone(&handoff);
+        thread::spawn(move || assert!(handoff.end(Ok(7)).is_none(), "the handle is kept"))
+    };
+    let flag = std::sync::Arc::new(Flag(AtomicBool::new(false)));
+    let waker = core::task::Waker::from(std::sync::Arc::clone(&flag));
+    loop {
+        match handoff.poll(&waker) {
+            core::task::Poll::Ready(result) => {
+                assert_eq!(result.ok(), Some(7));
+                break;
+            }
+            core::task::Poll::Pending => {
+                // Acquire: pairs with the Release store in `wake_by_ref`.
+                while !flag.0.load(Ordering::Acquire) {
+                    thread::yield_now();
+                }
+                flag.0.store(false, Ordering::Relaxed);
+            }
+        }
+    }
+    ender.join().unwrap();
+}
+
+/// A task's end and its handle's drop on two threads: exactly one of them
+/// gets the result (the end, if the handle was dropped first, to send a
+/// panic to the pool's handler; else the drop, finding it stored).
+pub fn a_detached_tasks_result_is_taken_once() {
+    let handoff = Arc::new(Handoff::<u32>::new());
+    let ender = {
+        let handoff = Arc::clone(&handoff);
+        thread::spawn(move || handoff.end(Ok(7)).is_some())
+    };
+    let dropped = handoff.detach().is_some();
+    let ended = ender.join().unwrap();
+    assert!(dropped != ended, "the result is taken exactly once");
 }

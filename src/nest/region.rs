@@ -1,15 +1,18 @@
-//! Entering a region (one fork of the whole team), the idle loop of the
-//! team's other threads, and a pool's fork made from inside a region of its
-//! own team. Which pool a call enters is the pool layer's choice
-//! (`pool/entry.rs`).
+//! Entering a region in tine's model: one fork of the whole team, the
+//! caller being thread 0 and running the root, the team's other threads
+//! running the idle loop until the root has finished; and the root alone on
+//! its thread when the team cannot be had. Which pool a call enters, and in
+//! which model, is the pool layer's choice (`pool/edge.rs`); a pool in
+//! rayon's model never enters a region here (its threads stay in one for
+//! the pool's life, `pool/resident.rs`).
 
-use super::inject::call::CallJob;
+use super::alone::serial;
+use super::hand::{hand_over, Fallback};
 use super::looks::Looks;
-use super::worker::Worker;
+use super::worker::{Role, Worker};
 use super::Nest;
 use crate::sync::{Ordering, UnsafeCell};
-use crate::team::{in_task, run_inline, Share, Team};
-use core::cell::Cell;
+use crate::team::{in_task, Team};
 
 impl Nest {
     /// Before a region's fork is published (the team's `prepare`): count
@@ -37,7 +40,7 @@ impl Nest {
         // Release: pairs with the Acquire load in `idle`; everything the
         // root did happens before the idle threads leave.
         self.done.flag.store(true, Ordering::Release);
-        self.bell.ring();
+        self.ring_work();
     }
 }
 
@@ -52,37 +55,37 @@ struct OnCaller<F, R> {
 // thread that made the `OnCaller` (`Team::fork_spread`), or not at all.
 unsafe impl<F, R> Sync for OnCaller<F, R> {}
 
-/// How [`enter`] takes a busy team.
+/// How [`enter_or`] takes the team.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Entry {
-    /// A caller: if the team is busy, hand the call over to it
-    /// (`inject.rs`) from outside every fork, else (inside a task, which
-    /// the holder may be waiting for) run it on this thread alone.
+enum How {
+    /// A caller: the team if it is idle; if it is busy, the call is handed
+    /// over to it from outside every fork, and from inside a task (which
+    /// the holder may be waiting for) it takes the team's own busy rule
+    /// (`Team::fork_spread`: the team, else the root alone here).
     Caller,
-    /// The pool's serving thread: wait for the team, for the busy wait at
+    /// The pool's serving thread: waits for the team, for the busy wait at
     /// most ([`enter_serving`]).
     Server,
-    /// A root that must run on this thread (`in_place_scope`): never
-    /// handed over; if the team is busy, wait a bounded time for its turn
-    /// (from outside every fork), else run alone.
-    Here,
+    /// The team only if it is idle now; the caller's fallback otherwise.
+    IfIdle,
 }
 
 /// Runs `root` with a worker of a region of `team` (thread 0, the caller),
 /// the team's other threads idling until it returns; if the team is busy,
-/// as `entry` says; if the team has one thread, with a serial worker on
-/// this thread alone. A panic in `root` resumes here once the region has
-/// ended.
+/// as [`How::Caller`] says; if the team has one thread, with a serial
+/// worker on this thread alone. A panic in `root` resumes here once the
+/// region has ended.
 pub(crate) fn enter<R: Send>(
     team: &Team,
     nest: &Nest,
-    entry: Entry,
     root: impl FnOnce(&Worker) -> R + Send,
 ) -> R {
-    enter_or(team, nest, entry, root, |root| hand_over(nest, root))
+    enter_or(team, nest, How::Caller, root, |root| {
+        hand_over(nest, root, Fallback::RunHereAfter(nest.busy_wait))
+    })
 }
 
-/// The serving thread's region ([`Entry::Server`]): `None`, having run
+/// The serving thread's region ([`How::Server`]): `None`, having run
 /// nothing, if the team stayed busy for its busy wait (queued detached
 /// jobs then go to a relief thread, `pool/relief.rs`).
 pub(crate) fn enter_serving<R: Send>(
@@ -93,26 +96,31 @@ pub(crate) fn enter_serving<R: Send>(
     enter_or(
         team,
         nest,
-        Entry::Server,
+        How::Server,
         |worker| Some(root(worker)),
         |_| None,
     )
 }
 
-/// [`enter`] with [`Entry::Here`], for a root that need not be `Send`.
-pub(crate) fn enter_here<R>(team: &Team, nest: &Nest, root: impl FnOnce(&Worker) -> R) -> R {
-    enter_or(team, nest, Entry::Here, root, |_| {
-        unreachable!("a root entered here is never handed over")
-    })
+/// [`enter`] for a root that need not be `Send` (it runs on this thread in
+/// any case): a region if the team is idle now, a serial worker here if the
+/// team has one thread, else `busy(root)`.
+pub(crate) fn enter_if_idle<R, F: FnOnce(&Worker) -> R>(
+    team: &Team,
+    nest: &Nest,
+    root: F,
+    busy: impl FnOnce(F) -> R,
+) -> R {
+    enter_or(team, nest, How::IfIdle, root, busy)
 }
 
-/// [`enter`], with `hand` to hand the root over (never called for
-/// [`Entry::Here`]; for [`Entry::Server`], called when the team stayed
-/// busy).
+/// [`enter`], with `hand` for a root that does not get the team (a caller
+/// from outside every fork that found it busy; the serving thread that
+/// waited in vain; [`How::IfIdle`] on a busy team).
 fn enter_or<R, F: FnOnce(&Worker) -> R>(
     team: &Team,
     nest: &Nest,
-    entry: Entry,
+    how: How,
     root: F,
     hand: impl FnOnce(F) -> R,
 ) -> R {
@@ -120,15 +128,20 @@ fn enter_or<R, F: FnOnce(&Worker) -> R>(
         root: UnsafeCell::new(Some(root)),
         result: UnsafeCell::new(None),
     };
-    // Whether the root is handed over, having run nothing.
+    // Whether the root goes to `hand`, having run nothing.
     let mut handed = false;
     if team.threads() > 1 {
         let cell = &cell; // the whole `Sync` cell, not its fields
+        let role = if how == How::Server {
+            Role::Serving
+        } else {
+            Role::Caller
+        };
         let share = |thread_index: usize, _colocation: usize| {
-            let worker = Worker::new(nest, thread_index, true);
+            let worker = Worker::new(nest, thread_index, role);
             let _entered = worker.enter();
             if thread_index != 0 {
-                return idle(&worker, entry == Entry::Server);
+                return idle(&worker);
             }
             // SAFETY: share 0 is the only one to touch the cell.
             let root = cell.root.with_mut(|root| unsafe { (*root).take() });
@@ -152,16 +165,13 @@ fn enter_or<R, F: FnOnce(&Worker) -> R>(
             }
         };
         // `Some(forked)`: the team was taken, or the call runs alone below
-        // (`forked` false: it was busy, or stopped); `None`: hand the root
-        // over, having run nothing.
-        let taken = match entry {
-            Entry::Server => team.fork_serving(|| nest.reset(), &share),
-            Entry::Here => Some(
-                team.fork_if_idle(|| nest.reset(), &share)
-                    || team.fork_spread::<&Team>(&[], || nest.reset(), &share),
-            ),
-            Entry::Caller => {
-                if !nest.hand_over_always && team.fork_if_idle(|| nest.reset(), &share) {
+        // (`forked` false: it was busy, or stopped); `None`: to `hand`,
+        // having run nothing.
+        let taken = match how {
+            How::Server => team.fork_serving(|| nest.reset(), &share),
+            How::IfIdle => team.fork_if_idle(|| nest.reset(), &share).then_some(true),
+            How::Caller => {
+                if team.fork_if_idle(|| nest.reset(), &share) {
                     Some(true)
                 } else if !in_task() {
                     None
@@ -183,9 +193,6 @@ fn enter_or<R, F: FnOnce(&Worker) -> R>(
             None => handed = true,
         }
     }
-    // A one-thread pool whose callers hand over: its serving thread runs
-    // the call.
-    handed |= team.threads() == 1 && entry == Entry::Caller && nest.hand_over_always && !in_task();
     // SAFETY: no fork ran: the cell is ours alone.
     let root = cell.root.with_mut(|root| unsafe { (*root).take() });
     match root {
@@ -195,91 +202,14 @@ fn enter_or<R, F: FnOnce(&Worker) -> R>(
     }
 }
 
-/// Hands `root` to the busy team as an injected call and waits for it,
-/// parked (after a short yielding wait, for a lone caller of short calls):
-/// a thread of the team runs it with its own worker, inside the
-/// region it runs (the pool's serving thread's, or a caller's). If no
-/// thread has taken it when the pool's busy-wait bound passes, the team may
-/// be held by a fork waiting for this very thread (a task's helper
-/// thread): the caller takes it back and runs it alone.
-fn hand_over<R: Send>(nest: &Nest, root: impl FnOnce(&Worker) -> R + Send) -> R {
-    let job = CallJob::new(root);
-    // SAFETY: `job` lives in this frame, which returns only once it is
-    // done or taken back.
-    unsafe { nest.injector.push(job.header(), false) };
-    nest.ring_injected();
-    #[cfg(not(loom))]
-    let deadline = std::time::Instant::now().checked_add(nest.busy_wait);
-    // A lone caller of short calls first waits yielding its CPU, which the
-    // spinner there gives back as the call ends (`inject/call_time.rs`).
-    #[cfg(not(loom))]
-    {
-        let wait = nest.injector.yielding_wait();
-        if !wait.is_zero() {
-            job.wait_yielding(wait);
-        }
-    }
-    #[cfg(loom)]
-    let deadline: Option<std::time::Instant> = None;
-    let mut taken = false;
-    while !job.is_done() {
-        if !taken {
-            let left = deadline
-                .map(|deadline| deadline.saturating_duration_since(std::time::Instant::now()));
-            if left.is_some_and(|left| left.is_zero()) {
-                // SAFETY: pushed by this thread above, alive.
-                if unsafe { nest.injector.take_back(job.header()) } {
-                    // SAFETY: taken back: no runner touches the job.
-                    let root = unsafe { job.take_func() };
-                    return serial(nest, root);
-                }
-                taken = true;
-                continue;
-            }
-            match left {
-                Some(left) => std::thread::park_timeout(left),
-                None => std::thread::park(),
-            }
-        } else {
-            std::thread::park();
-        }
-    }
-    // SAFETY: done, seen once.
-    match unsafe { job.take_result() } {
-        Ok(value) => value,
-        Err(payload) => std::panic::resume_unwind(payload),
-    }
-}
-
-/// The root on this thread alone, marked as inside a task (so calls that
-/// find a team busy run inline at once rather than wait), with a worker
-/// that never promotes: every join runs both sides here. Also a relief
-/// thread's way to run a detached job, whatever holds the team
-/// (`pool/relief.rs`).
-pub(crate) fn serial<R>(nest: &Nest, root: impl FnOnce(&Worker) -> R) -> R {
-    let root = Cell::new(Some(root));
-    let result = Cell::new(None);
-    run_inline(1, |_| {
-        let worker = Worker::new(nest, 0, false);
-        let _entered = worker.enter();
-        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            root.take().map(|root| root(&worker))
-        }));
-        worker.drain();
-        result.set(Some(ran));
-    });
-    match result.take() {
-        Some(Ok(Some(value))) => value,
-        Some(Err(payload)) => std::panic::resume_unwind(payload),
-        _ => unreachable!("the serial root runs once"),
-    }
-}
-
-/// A team thread other than 0: run promoted jobs until the root finishes,
-/// asking busy threads for work, spinning and then parking when there is
-/// none; its looks for work paced by [`Looks`].
-fn idle(worker: &Worker, serving: bool) {
+/// A team thread other than 0: run promoted jobs (and, in the serving
+/// thread's region, queued calls and spawned jobs) until the root
+/// finishes, asking busy threads for work, spinning and then parking when
+/// there is none; its looks for work paced by [`Looks`]. A caller's region
+/// takes no queued work: its caller would wait for another caller's.
+fn idle(worker: &Worker) {
     let nest = worker.nest();
+    let queued = worker.takes_queued();
     let mut looks = Looks::new(nest.waiter());
     loop {
         if let Some(job) = looks.find(worker) {
@@ -296,18 +226,13 @@ fn idle(worker: &Worker, serving: bool) {
             worker.close_mail();
             return;
         }
-        // Handed-over calls, and in the serving thread's region spawned
-        // jobs too (a caller's region must not wait for a detached job).
-        let queued = if serving {
-            nest.injector.pop()
-        } else {
-            nest.injector.pop_call()
-        };
-        if let Some(job) = queued {
-            // SAFETY: popped by this thread.
-            unsafe { worker.run_injected(job) };
-            looks.reset();
-            continue;
+        if queued {
+            if let Some(job) = nest.injector.pop() {
+                // SAFETY: popped by this thread.
+                unsafe { worker.run_injected(job) };
+                looks.reset();
+                continue;
+            }
         }
         // Ask before spinning, and again once announced: a request that
         // a promotion consumed while the job was taken back before we saw
@@ -315,67 +240,8 @@ fn idle(worker: &Worker, serving: bool) {
         worker.ask_for_work();
         looks.wait(
             &nest.bell,
-            || nest.done.flag.load(Ordering::Relaxed) || worker.has_work(serving),
+            || nest.done.flag.load(Ordering::Relaxed) || worker.has_work(),
             || worker.ask_for_work(),
         );
     }
-}
-
-/// A fork of a pool whose team is busy (`ThreadPool`'s `fork_join`): from
-/// inside a region of that very team, every share runs through `join`
-/// (binary splitting, each index once), so idle threads of the region take
-/// them; from outside every fork, the call is handed over to the team
-/// ([`hand_over`]), where it runs the same way; otherwise (inside a task,
-/// which the holder may be waiting for) the team's turn is tried once,
-/// else every share runs inline, in thread order, as the team would.
-#[cold]
-#[inline(never)]
-pub(crate) fn busy_fork(team: &Team, nest: &Nest, share: &Share<'_>) {
-    let threads = team.threads();
-    let here = Worker::with_current(|worker| match worker {
-        Some(worker) if worker.is_region_of(nest) => Some(true),
-        _ if !in_task() => Some(false),
-        _ => None,
-    });
-    match here {
-        Some(true) => split(0, threads, share),
-        Some(false) => hand_over(nest, |worker| {
-            if worker.is_region_of(nest) {
-                split(0, threads, share)
-            } else {
-                run_inline(threads, |thread_index| share(thread_index, 0))
-            }
-        }),
-        None => {
-            if !team.fork_spread::<&Team>(&[], || {}, share) {
-                run_inline(threads, |thread_index| share(thread_index, 0));
-            }
-        }
-    }
-}
-
-/// A fork of a pool with one share on the calling thread whatever the
-/// team's state, never handed over: for work of which only the caller may
-/// do a part (the stream's writer, which owns the caller's output). From
-/// inside a region of this team, the region's joins (the first share of
-/// each runs here); otherwise the team's own fork, with the caller as
-/// thread 0, or every share inline here when the team stays busy.
-pub(crate) fn fork_on_caller(team: &Team, nest: &Nest, share: &Share<'_>) {
-    let inside =
-        Worker::with_current(|worker| worker.is_some_and(|worker| worker.is_region_of(nest)));
-    if inside {
-        split(0, team.threads(), share);
-    } else {
-        team.fork(share);
-    }
-}
-
-/// Runs `share(i, 0)` for every `i` in `begin..end` (non-empty) through
-/// joins on the current region.
-fn split(begin: usize, end: usize, share: &Share<'_>) {
-    if end - begin == 1 {
-        return share(begin, 0);
-    }
-    let middle = begin + (end - begin) / 2;
-    super::join::join_here(|| split(begin, middle, share), || split(middle, end, share));
 }

@@ -33,24 +33,52 @@
 //! invariants are the ones stated above.
 
 use super::job::{Header, Spawned};
-use super::{Nest, Slot};
+use super::{Nest, Slot, SpawnOrder};
 use core::cell::Cell;
 use core::ptr;
 
+mod wait;
 mod zone;
+
+pub(crate) use wait::Besides;
 
 /// How many of the newest open joins a promotion looks at.
 const WINDOW: usize = 64;
 
+/// What a worker's thread is to its pool: which of its jobs it offers, and
+/// which queued work (`inject.rs`) it takes. Chosen where the worker is
+/// made, by the pool's edge (`pool/edge.rs`) and the region it enters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Alone on its thread (the team was busy, or has one thread): no slot,
+    /// every join inline.
+    Alone,
+    /// A thread of a caller's region (tine's model, the caller being
+    /// thread 0): offers a join's job when asked, and takes no queued
+    /// work, for the region's caller would then wait for another caller's.
+    Caller,
+    /// A thread of the serving thread's region (tine's model): offers when
+    /// asked, and takes queued calls and spawned jobs, whose callers wait
+    /// for their own job's flag alone.
+    Serving,
+    /// A thread of a pool in rayon's model, in the region it stays in for
+    /// the pool's life (`pool/resident.rs`): offers the oldest pending job
+    /// whenever its slot is empty, as rayon code counts on, and takes any
+    /// queued work.
+    Resident,
+}
+
 /// One thread's state in a region (or in a serial stand-in for one). Lives
-/// on that thread's stack; the thread-local points to it meanwhile.
+/// on that thread's stack (a pool's builder thread's, on the heap:
+/// `pool/adopted.rs`); the thread-local points to it meanwhile.
 pub(crate) struct Worker {
-    /// A real region (false: the team was busy; no slots, joins inline).
+    /// A real region (false: [`Role::Alone`]; no slots, joins inline).
     region: bool,
-    /// A pool in rayon's model (`Nest::hand_over_always`), whose code may
-    /// count on work being offered: every join that finds the slot empty
-    /// offers the oldest pending job at once (`join.rs`).
+    /// [`Role::Resident`]: every join that finds the slot empty offers the
+    /// oldest pending job at once (`join.rs`). Kept apart from `role` for
+    /// the join's fast path.
     eager: bool,
+    role: Role,
     /// `nest.slots[index]`, kept for the join's request check.
     slot: *const Slot,
     /// The newest open join's job, or null (see the module head).
@@ -92,15 +120,15 @@ impl Drop for Entered {
 }
 
 impl Worker {
-    /// Thread `index`'s worker for `nest`; `region` false for the serial
-    /// stand-in.
-    pub(crate) fn new(nest: &Nest, index: usize, region: bool) -> Self {
+    /// Thread `index`'s worker for `nest`, in `role`.
+    pub(crate) fn new(nest: &Nest, index: usize, role: Role) -> Self {
         Worker {
             nest,
             index,
             slot: &*nest.slots[index],
-            region,
-            eager: nest.hand_over_always,
+            region: role != Role::Alone,
+            eager: role == Role::Resident,
+            role,
             newest_join: Cell::new(ptr::null()),
             link_limit: Cell::new(0),
             newest: Cell::new(ptr::null()),
@@ -168,14 +196,19 @@ impl Worker {
         self.region
     }
 
-    /// Whether this worker's pool is in rayon's model
-    /// (`Nest::hand_over_always`): there a join that finds its slot empty
-    /// offers the oldest pending job at once, as rayon's deque does, since
-    /// rayon code may run a long loop in `a` and count on `b` being taken
-    /// meanwhile.
+    /// Whether this worker is [`Role::Resident`]: there a join that finds
+    /// its slot empty offers the oldest pending job at once, as rayon's
+    /// deque does, since rayon code may run a long loop in `a` and count on
+    /// `b` being taken meanwhile.
     #[inline]
     pub(crate) fn eager(&self) -> bool {
         self.eager
+    }
+
+    /// Whether this worker's idle loop and waits take queued work (calls
+    /// and spawned jobs) from the injector: a serving or resident thread.
+    pub(crate) fn takes_queued(&self) -> bool {
+        matches!(self.role, Role::Serving | Role::Resident)
     }
 
     #[inline]
@@ -261,22 +294,6 @@ impl Worker {
         self.newest.set(job);
     }
 
-    /// Pushes `job` as the oldest spawned job: this thread runs it after
-    /// every job it spawned before (`Scope::spawn_fifo`), as jobs pushed
-    /// this way keep their order.
-    pub(crate) fn push_spawned_oldest(&self, job: *const Spawned) {
-        // SAFETY: as in `push_spawned`.
-        unsafe {
-            (*job).next.set(self.oldest.get());
-            (*job).prev.set(ptr::null());
-            match self.oldest.get().as_ref() {
-                Some(oldest) => oldest.prev.set(job),
-                None => self.newest.set(job),
-            }
-        }
-        self.oldest.set(job);
-    }
-
     /// Removes `job`, which is in the list of spawned jobs.
     fn unlink(&self, job: *const Spawned) {
         // SAFETY: as in `push_spawned`.
@@ -293,14 +310,18 @@ impl Worker {
         }
     }
 
-    /// Removes and returns the newest spawned job.
-    fn pop_newest_spawned(&self) -> Option<*const Header> {
-        let newest = self.newest.get();
-        if newest.is_null() {
+    /// Removes and returns this thread's next spawned job: the newest, or
+    /// the oldest where the pool says so (`Nest::spawn_order`).
+    fn pop_spawned(&self) -> Option<*const Header> {
+        let next = match self.nest().spawn_order() {
+            SpawnOrder::NewestFirst => self.newest.get(),
+            SpawnOrder::OldestFirst => self.oldest.get(),
+        };
+        if next.is_null() {
             return None;
         }
-        self.unlink(newest);
-        Some(Spawned::header(newest))
+        self.unlink(next);
+        Some(Spawned::header(next))
     }
 
     /// The job to offer: the oldest pending join's job, else the oldest
@@ -379,7 +400,7 @@ impl Worker {
         self.slot().offer(job);
         // The doorbell's Dekker handshake (its fence, then the sleepers
         // count) pairs with a parker's announcement, fence and `has_work`.
-        self.nest().bell.ring();
+        self.nest().ring_work();
     }
 
     /// Offers the oldest pending job at once if the slot is empty, whether
@@ -404,7 +425,7 @@ impl Worker {
     /// A job to run: this thread's newest spawned job, else a promoted one
     /// from any slot (this thread's own last).
     pub(crate) fn find_work(&self) -> Option<*const Header> {
-        if let Some(job) = self.pop_newest_spawned() {
+        if let Some(job) = self.pop_spawned() {
             return Some(job);
         }
         if !self.region {
@@ -422,7 +443,7 @@ impl Worker {
     /// A job of this thread's own to run: its newest spawned job, else the
     /// job in its slot.
     pub(crate) fn find_local_work(&self) -> Option<*const Header> {
-        self.pop_newest_spawned().or_else(|| {
+        self.pop_spawned().or_else(|| {
             let slot = self.slot();
             self.region
                 .then(|| slot.take_mail().or_else(|| slot.claim()))
@@ -447,37 +468,6 @@ impl Worker {
                 // SAFETY: claimed (popped from our list, or won from our slot).
                 Some(job) => unsafe { self.run_anchored(job) },
                 None => return,
-            }
-        }
-    }
-
-    /// Returns once `done` holds, running jobs meanwhile (its own spawned
-    /// ones, then promoted ones), answering promotion requests, and
-    /// otherwise spinning and yielding. Never parks: the thread it waits
-    /// for may need this one's jobs.
-    pub(crate) fn wait_until(&self, mut done: impl FnMut() -> bool) {
-        let nest = self.nest();
-        loop {
-            if done() {
-                return;
-            }
-            self.tick();
-            if let Some(job) = self.find_work() {
-                // SAFETY: claimed by `find_work`.
-                unsafe { self.run_anchored(job) };
-                continue;
-            }
-            if self.region {
-                self.ask_for_work();
-            }
-            // Offers and mail, not queued calls: this wait takes none, and
-            // a queued call would end every spin at its first look.
-            let region = self.region;
-            if !nest
-                .waiter
-                .spin(|| done() || (region && (nest.has_offers() || self.has_mail())))
-            {
-                std::thread::yield_now();
             }
         }
     }

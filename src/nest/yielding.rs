@@ -23,17 +23,25 @@ pub enum Yield {
 }
 
 /// Runs one pending job of `worker`'s region, its own first, then one
-/// another thread promoted: the body of `tine::yield_now`
-/// (`pool/entry.rs`) inside a region.
+/// another thread promoted, then (a thread that takes queued work: a
+/// resident or serving one) one queued on its pool, a spawned job
+/// included: the body of `tine::yield_now` (`pool/entry.rs`) inside a
+/// region. So a job may wait, yielding, for a job it spawned, even on a
+/// pool of one thread.
 pub(crate) fn yield_on(worker: &Worker) -> Yield {
-    match worker.find_work() {
-        Some(job) => {
-            // SAFETY: claimed by `find_work`, so this thread alone runs it.
-            unsafe { worker.run_anchored(job) };
-            Yield::Executed
-        }
-        None => Yield::Idle,
+    if let Some(job) = worker.find_work() {
+        // SAFETY: claimed by `find_work`, so this thread alone runs it.
+        unsafe { worker.run_anchored(job) };
+        return Yield::Executed;
     }
+    if worker.takes_queued() {
+        if let Some(job) = worker.nest().injector.pop() {
+            // SAFETY: popped by this thread.
+            unsafe { worker.run_injected(job) };
+            return Yield::Executed;
+        }
+    }
+    Yield::Idle
 }
 
 /// As [`yield_on`], but runs only `worker`'s own pending jobs: the body of

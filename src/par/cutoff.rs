@@ -119,6 +119,16 @@ pub(crate) enum Decision {
     Undecided,
 }
 
+/// Whether the block a probe just ran is the caller's last before the
+/// cutoff must decide ([`Cutoff::after_block`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Block {
+    /// More blocks may follow: the cutoff may wait for them to decide.
+    NotLast,
+    /// No block follows to decide after: the cutoff decides now.
+    Last,
+}
+
 /// One call's cutoff.
 pub(crate) struct Cutoff {
     key: usize,
@@ -215,10 +225,10 @@ impl Cutoff {
         }
     }
 
-    /// After a block: `done` positions have run. `last` says there is no
-    /// later block to decide after, so the decision must be made now.
+    /// After a block: `done` positions have run. [`Block::Last`] says there
+    /// is no later block to decide after, so the decision must be made now.
     #[inline]
-    pub(crate) fn after_block(&mut self, done: usize, last: bool) -> Decision {
+    pub(crate) fn after_block(&mut self, done: usize, block: Block) -> Decision {
         if self.decision != Decision::Undecided {
             return self.decision;
         }
@@ -227,7 +237,7 @@ impl Cutoff {
             return self.decision;
         };
         let elapsed = nanos_since(started);
-        let more = !last && done < self.positions;
+        let more = block == Block::NotLast && done < self.positions;
         // One item is a poor sample (a cold cache, a first allocation), so
         // it decides alone only if it took a whole fork's worth.
         if more && (elapsed < PROBE_NS || (done < 2 && elapsed < FORK_WORTH_NS)) {
@@ -316,6 +326,37 @@ mod tests {
         let probed = Cutoff::new(costly, 256);
         assert_eq!(probed.decision(), Decision::Undecided);
         assert!(!probed.quiet);
+    }
+
+    /// A measuring call that the OS descheduled only looks slow: the site's
+    /// cost at most doubles, so the calls that trust it next stay on the
+    /// caller, and the next measuring call of a cheap site is still
+    /// measured whole, so it cannot fork either. (`tests/par.rs` checks
+    /// that expensive items fork; that cheap ones do not is this rule.)
+    #[test]
+    fn a_descheduled_measurement_keeps_a_cheap_sites_calls_on_the_caller() {
+        let key = 0x4_0030;
+        // 10 ns per position: calls of 4 positions, as a hot loop makes.
+        let (cheap, positions) = (10_000, 4);
+        seed(key, cheap);
+        while Cutoff::trusted_serial(key, positions) {}
+        let mut measuring = Cutoff::new(key, positions);
+        assert_eq!(measuring.decision(), Decision::Serial);
+        assert!(measuring.quiet, "a cheap site's call is measured whole");
+        // A preemption stretched it to a millisecond per position.
+        measuring.remember(1_000_000_000);
+        measuring.quiet = false; // no second memory of its own clock
+        drop(measuring);
+        for call in 0..TRUST_CALLS_MIN {
+            assert!(
+                Cutoff::trusted_serial(key, positions),
+                "trusted call {call} forks"
+            );
+        }
+        assert!(!Cutoff::trusted_serial(key, positions), "then it measures");
+        let next = Cutoff::new(key, positions);
+        assert_eq!(next.decision(), Decision::Serial);
+        assert!(next.quiet, "still measured whole, at double the cost");
     }
 
     #[test]

@@ -58,7 +58,8 @@ use super::cutoff::{Cutoff, Decision};
 use super::producer::Producer;
 use super::settings::{Config, Schedule};
 use crate::nest::stop;
-use crate::pool::entry;
+use crate::nest::worker::Worker;
+use crate::pool::edge;
 use crate::schedule::dynamic::{GrainClaims, GuidedClaims};
 use crate::schedule::split::Shares;
 use crate::schedule::ForkJoin;
@@ -95,9 +96,9 @@ pub(crate) fn drive<P: Producer, C: Consumer<P::Item>>(
         return drive_unwatched(producer, config, consumer);
     }
     // A pool in rayon's model runs calls from outside on its own threads.
-    if config.pool.is_none() && entry::calls_may_go_elsewhere() {
+    if config.pool.is_none() && edge::calls_may_go_elsewhere() {
         let unpooled = config.unpooled();
-        return entry::run_where_calls_go(move || {
+        return edge::run_where_calls_go(move || {
             drive_here(producer, &unpooled.config(), consumer, n)
         });
     }
@@ -201,7 +202,7 @@ fn plan<P: Producer, C: Consumer<P::Item>>(
 #[inline]
 fn with_pool<R>(config: &Config, f: impl FnOnce(Option<&dyn ForkJoin>, usize) -> R) -> R {
     if crate::team::in_task() {
-        return f(None, 1);
+        return in_task(f);
     }
     match config.pool {
         Some(pool) => {
@@ -212,6 +213,23 @@ fn with_pool<R>(config: &Config, f: impl FnOnce(Option<&dyn ForkJoin>, usize) ->
         }
         None => crate::pool::current::with_current_pool(|pool| f(Some(pool), pool.threads())),
     }
+}
+
+/// [`with_pool`] inside a task: on a thread of a pool that runs queued
+/// work (a resident thread of a pool in rayon's model, or a thread of a
+/// serving region), the call runs on that pool, through its region's joins
+/// (its nest's `ForkJoin`); in any other task (a plain fork's, a caller's
+/// region), inline.
+#[cold]
+#[inline(never)]
+fn in_task<R>(f: impl FnOnce(Option<&dyn ForkJoin>, usize) -> R) -> R {
+    Worker::with_current(|worker| match worker {
+        Some(worker) if worker.takes_queued() => {
+            let nest = worker.nest();
+            f(Some(nest), nest.threads())
+        }
+        _ => f(None, 1),
+    })
 }
 
 /// The cutoff's key for calls of this producer and consumer: the address

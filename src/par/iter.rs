@@ -32,10 +32,11 @@ use crate::schedule::ForkJoin;
 use adaptor::any_while::{AnyWhile, WhileKind, WhileSome};
 use adaptor::flatten::FlatMap;
 use adaptor::intersperse::Intersperse;
-use adaptor::items::{AnyN, TryFold, TryFoldWith, Update};
+use adaptor::items::{AnyN, Counted, TryFold, TryFoldWith, Update};
 use adaptor::reshape::{Cloned, Copied, Fold, Pooled};
 use adaptor::slicing::Chain;
 use adaptor::{CloneOf, Filter, FilterMap, FlatMapIter, Inspect, Map, MapInit, MapWith};
+use consume::{Extreme, Wanted};
 use convert::{FromParallelIterator, IntoParallelIterator, Try};
 use core::cmp::Ordering;
 use core::marker::PhantomData;
@@ -364,7 +365,8 @@ pub trait ParallelIterator: Sized + Send {
     /// assert!(some.iter().all(|x| x % 2 == 0));
     /// ```
     fn take_any(self, n: usize) -> Par<AnyN<Self::Producer>> {
-        self.into_par().wrap(|base| AnyN::new(base, n, true))
+        self.into_par()
+            .wrap(|base| AnyN::new(base, n, Counted::Kept))
     }
 
     /// All but any `n` of the items (none if there are `n` or fewer), as
@@ -377,7 +379,8 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!((0..100u32).into_par_iter().skip_any(30).count(), 70);
     /// ```
     fn skip_any(self, n: usize) -> Par<AnyN<Self::Producer>> {
-        self.into_par().wrap(|base| AnyN::new(base, n, false))
+        self.into_par()
+            .wrap(|base| AnyN::new(base, n, Counted::Dropped))
     }
 
     /// Runs at least `min` positions per piece, as rayon's `with_min_len`:
@@ -476,7 +479,7 @@ pub trait ParallelIterator: Sized + Send {
         F: Fn(Self::Item) -> Option<R> + Sync + Send,
         R: Send,
     {
-        consume::find(self.into_par(), f, false)
+        consume::find(self.into_par(), f, Wanted::Any)
     }
 
     /// The first item's (in input order) `Some` result of `f`.
@@ -485,7 +488,7 @@ pub trait ParallelIterator: Sized + Send {
         F: Fn(Self::Item) -> Option<R> + Sync + Send,
         R: Send,
     {
-        consume::find(self.into_par(), f, true)
+        consume::find(self.into_par(), f, Wanted::First)
     }
 
     /// Sums the items. Partials combine in thread order; see the crate docs
@@ -525,7 +528,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         Self::Item: Ord,
     {
-        consume::best(self.into_par(), |a, b| a.cmp(b), false)
+        consume::best(self.into_par(), |a, b| a.cmp(b), Extreme::Min)
     }
 
     /// The largest item (the last of equals).
@@ -533,7 +536,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         Self::Item: Ord,
     {
-        consume::best(self.into_par(), |a, b| a.cmp(b), true)
+        consume::best(self.into_par(), |a, b| a.cmp(b), Extreme::Max)
     }
 
     /// The smallest item by `f` (the first of equals).
@@ -541,7 +544,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         F: Fn(&Self::Item, &Self::Item) -> Ordering + Sync + Send,
     {
-        consume::best(self.into_par(), f, false)
+        consume::best(self.into_par(), f, Extreme::Min)
     }
 
     /// The largest item by `f` (the last of equals).
@@ -549,7 +552,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         F: Fn(&Self::Item, &Self::Item) -> Ordering + Sync + Send,
     {
-        consume::best(self.into_par(), f, true)
+        consume::best(self.into_par(), f, Extreme::Max)
     }
 
     /// The item with the smallest key (the first of equals).
@@ -558,7 +561,7 @@ pub trait ParallelIterator: Sized + Send {
         K: Ord + Send,
         F: Fn(&Self::Item) -> K + Sync + Send,
     {
-        consume::best(self.into_par(), |a, b| f(a).cmp(&f(b)), false)
+        consume::best(self.into_par(), |a, b| f(a).cmp(&f(b)), Extreme::Min)
     }
 
     /// The item with the largest key (the last of equals).
@@ -567,7 +570,7 @@ pub trait ParallelIterator: Sized + Send {
         K: Ord + Send,
         F: Fn(&Self::Item) -> K + Sync + Send,
     {
-        consume::best(self.into_par(), |a, b| f(a).cmp(&f(b)), true)
+        consume::best(self.into_par(), |a, b| f(a).cmp(&f(b)), Extreme::Max)
     }
 
     /// Whether `f` is true for some item; stops the call at the first.
@@ -575,7 +578,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         F: Fn(Self::Item) -> bool + Sync + Send,
     {
-        consume::find(self.into_par(), |item| f(item).then_some(()), false).is_some()
+        consume::find(self.into_par(), |item| f(item).then_some(()), Wanted::Any).is_some()
     }
 
     /// Whether `f` is true for every item; stops the call at the first
@@ -584,7 +587,12 @@ pub trait ParallelIterator: Sized + Send {
     where
         F: Fn(Self::Item) -> bool + Sync + Send,
     {
-        consume::find(self.into_par(), |item| (!f(item)).then_some(()), false).is_none()
+        consume::find(
+            self.into_par(),
+            |item| (!f(item)).then_some(()),
+            Wanted::Any,
+        )
+        .is_none()
     }
 
     /// Some item for which `f` is true, stopping the call at the first
@@ -593,7 +601,11 @@ pub trait ParallelIterator: Sized + Send {
     where
         F: Fn(&Self::Item) -> bool + Sync + Send,
     {
-        consume::find(self.into_par(), |item| f(&item).then_some(item), false)
+        consume::find(
+            self.into_par(),
+            |item| f(&item).then_some(item),
+            Wanted::Any,
+        )
     }
 
     /// The first item (in input order) for which `f` is true. Threads skip
@@ -602,7 +614,11 @@ pub trait ParallelIterator: Sized + Send {
     where
         F: Fn(&Self::Item) -> bool + Sync + Send,
     {
-        consume::find(self.into_par(), |item| f(&item).then_some(item), true)
+        consume::find(
+            self.into_par(),
+            |item| f(&item).then_some(item),
+            Wanted::First,
+        )
     }
 
     /// Collects the items, in input order, into `C` (a `Vec`).

@@ -212,7 +212,7 @@ pub use source::drain::{
 };
 pub use source::drain_collections::TakenDrainProducer;
 pub use source::pattern::Pattern;
-pub use source::range::{RangeInteger, RangeIter, RangeProducer, StepProducer};
+pub use source::range::{RangeEnd, RangeInteger, RangeIter, RangeProducer, StepProducer};
 pub use source::slice::ParallelSlice;
 pub use source::slice_split::{SlicePieces, SliceSplitProducer, SplitMutProducer, SplitMutRange};
 pub use source::slices::{

@@ -105,6 +105,48 @@ where
     }
 }
 
+/// Runs `op` once on every thread of the current pool, detached: this
+/// returns at once, as [`spawn`](crate::pool::serve::spawn) does (rayon's
+/// `spawn_broadcast`). The current pool is the one whose thread or
+/// `install` this is, else the global pool. A panic in `op` goes, for each
+/// thread it happens on, to the pool's
+/// [`panic_handler`](crate::pool::Builder::panic_handler); without one,
+/// the process aborts.
+///
+/// ```
+/// use std::sync::mpsc::channel;
+///
+/// let pool = tine::ThreadPool::try_spawn(3)?;
+/// let (sender, receiver) = channel();
+/// let sender = std::sync::Mutex::new(sender);
+/// pool.install(|| tine::spawn_broadcast(move |ctx| sender.lock().unwrap().send(ctx.index()).unwrap()));
+/// let mut seen: Vec<usize> = receiver.iter().take(3).collect();
+/// seen.sort();
+/// assert_eq!(seen, [0, 1, 2]);
+/// # Ok::<(), tine::Error>(())
+/// ```
+pub fn spawn_broadcast<OP>(op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+{
+    crate::pool::serve::spawn(move || broadcast_detached(&op));
+}
+
+/// The job `spawn_broadcast` spawns: `op` on every thread of the pool that
+/// runs it, each thread's panic sent to the pool's panic handler.
+fn broadcast_detached(op: &(dyn Fn(BroadcastContext<'_>) + Sync)) {
+    broadcast(|ctx| {
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(ctx)));
+        if let Err(payload) = ran {
+            Worker::with_current(|worker| match worker {
+                Some(worker) => worker.nest().spawned_panicked(payload),
+                // Not reached: a pool's thread runs each index.
+                None => std::process::abort(),
+            });
+        }
+    });
+}
+
 /// One result slot per thread, each written by one thread only.
 struct Slots<R>(Vec<UnsafeCell<Option<R>>>);
 
@@ -149,26 +191,17 @@ impl ThreadPool {
         OP: Fn(BroadcastContext<'_>) -> R + Sync,
         R: Send,
     {
-        collect(self.threads(), op, |each| {
-            let in_region = Worker::with_current(|worker| match worker {
-                Some(worker) if worker.is_region_of(self.nest()) => {
-                    broadcast_here(worker, each);
-                    true
-                }
-                _ => false,
-            });
-            if in_region {
-                return;
-            }
-            if self.hand_over {
-                // Each thread of the team runs its own index: the team's
-                // fork itself, not a hand-over (whose region would split
-                // the indices over whichever threads are idle).
-                self.team().fork(&|index, _| each(index));
-            } else {
-                self.for_threads(|index, _| each(index));
-            }
-        })
+        // Each index on a thread of its own (`edge.rs`).
+        collect(self.threads(), op, |each| self.fork_each_thread(each))
+    }
+
+    /// [`spawn_broadcast`] on this pool: `op` once on each of its threads,
+    /// detached.
+    pub fn spawn_broadcast<OP>(&self, op: OP)
+    where
+        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+    {
+        self.spawn(move || broadcast_detached(&op));
     }
 
     /// The number of threads in this pool, as rayon's method of this name

@@ -2,13 +2,16 @@
 //! and their documented examples make it a little over ~450 lines; how the
 //! threads start is in `builder/start.rs`.
 
+mod model;
 mod start;
 
 pub use start::ThreadStart;
 
+use super::edge::Model;
 use super::ThreadPool;
 use crate::error::Error;
 use crate::nest::inject::spawned::PanicHandler;
+use crate::nest::SpawnOrder;
 use crate::threads::{WorkerHandler, WorkerSetup};
 use crate::wait::WaitPolicy;
 use std::boxed::Box;
@@ -51,10 +54,14 @@ pub struct Builder {
     on_exit: Option<WorkerHandler>,
     /// Where spawned jobs' panics go.
     panic_handler: Option<Arc<PanicHandler>>,
-    /// Whether callers run their calls as thread 0 (false: rayon's model).
-    caller_runs: bool,
-    /// Whether the serving thread runs queued jobs itself.
-    server_runs_jobs: bool,
+    /// Who runs a call from outside the pool (`edge.rs`).
+    model: Model,
+    /// The building thread is the pool's thread 0 (rayon's model only).
+    use_current_thread: bool,
+    /// Which spawned job a thread runs first.
+    spawn_order: SpawnOrder,
+    /// The pool's drop returns at once, leaving its threads to end.
+    detach_on_drop: bool,
     #[cfg(test)]
     fail_spawn_at: Option<usize>,
 }
@@ -93,8 +100,10 @@ impl Default for Builder {
             on_start: None,
             on_exit: None,
             panic_handler: None,
-            caller_runs: true,
-            server_runs_jobs: true,
+            model: Model::CallerJoins,
+            use_current_thread: false,
+            spawn_order: SpawnOrder::NewestFirst,
+            detach_on_drop: false,
             #[cfg(test)]
             fail_spawn_at: None,
         }
@@ -110,7 +119,9 @@ impl Builder {
     }
 
     /// The worker names' prefix: workers are named `{name}:{index}`, the
-    /// prefix cut so the whole name fits the OS limit. Default `"tine"`.
+    /// prefix cut so the whole name fits the OS limit. Default `"tine"`;
+    /// an empty name leaves the threads unnamed (rayon's default), but for
+    /// those [`Builder::thread_names`] names.
     pub fn name(mut self, name: &str) -> Self {
         self.name = String::from(name);
         self
@@ -155,13 +166,16 @@ impl Builder {
         self
     }
 
-    /// How long a call that finds the pool busy, from a thread outside any
-    /// of its tasks, waits (parked) for the fork in flight before it runs
-    /// inline on its own thread instead. Default [`crate::team::DEFAULT_BUSY_WAIT`].
-    /// It also bounds (at 1 ms or more) how long detached jobs wait for a
-    /// team held by a region before a relief thread runs them (see
+    /// In tine's model, how long a call that finds the pool busy, from a
+    /// thread outside any of its tasks, waits (parked) for the pool to take
+    /// it before it runs alone on its own thread instead. Default
+    /// [`crate::team::DEFAULT_BUSY_WAIT`]. It also bounds (at 1 ms or more)
+    /// how long detached jobs wait for a team held by a caller's region
+    /// before a relief thread runs them (see
     /// [`spawn`](crate::pool::serve::spawn)); with `Duration::MAX` they
-    /// wait for the region to end.
+    /// wait for the region to end. A pool in rayon's model
+    /// ([`Builder::caller_runs`]`(false)`) needs no bound: its threads are
+    /// always there to take a call.
     ///
     /// The wait must be bounded: a task may spawn a helper thread and join
     /// it, and a helper that calls the same pool cannot be told apart from
@@ -246,11 +260,15 @@ impl Builder {
         self
     }
 
-    /// Each worker calls `handler` with its thread index (`1..threads`)
-    /// on its own thread when it starts, before it takes part in any fork:
-    /// to set thread-local state, a priority, floating-point modes. The
-    /// caller, thread 0, never calls it. If it panics, [`Builder::build`]
-    /// fails with [`Error::Spawn`] and the pool is not made.
+    /// Each worker calls `handler` with its thread index (`1..threads`;
+    /// from 0 where the pool starts its thread 0 itself, see
+    /// [`Builder::caller_runs`]) on its own thread when it starts, before it
+    /// takes part in any fork: to set thread-local state, a priority,
+    /// floating-point modes. The caller, thread 0, never calls it. If it
+    /// panics, [`Builder::build`] fails with [`Error::Spawn`] and the pool
+    /// is not made; on a pool with a [`Builder::panic_handler`], the build
+    /// does not wait for it, and its panic goes to that handler (as do an
+    /// exit handler's).
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -313,60 +331,6 @@ impl Builder {
         self
     }
 
-    /// Whether a call from a thread outside the pool runs on its caller,
-    /// as thread 0 of the team (true, the default: tine's model, with no
-    /// hand-off on the way in or out), or goes to the pool's own threads
-    /// while its caller blocks (false: rayon's model). With `false`, every
-    /// closure of a call runs on a thread the pool started, as rayon
-    /// promises: thread-local state, names and handlers are the pool's.
-    /// Thread 0 is then the pool's serving thread, which takes the team for
-    /// such calls: it is named as a worker of index 0 would be
-    /// (`{name}:0`, or the first of [`Builder::thread_names`]), and
-    /// [`Builder::on_start`] and [`Builder::on_exit`] run on it too. Each
-    /// such call pays a hand-off (a wake-up, when the pool was idle); calls
-    /// made on the pool's threads, the joins and splits inside, do not.
-    /// After a call or a spawned job, the team stays ready for the next
-    /// for the spin budget while work comes at shorter intervals than
-    /// that, and for less (down to 20 µs, the team then parking at once)
-    /// while it comes rarer: a pool fed a job now and then does not spin
-    /// after each.
-    ///
-    /// ```
-    /// let pool = tine::ThreadPool::builder().threads(2).name("own").caller_runs(false).build()?;
-    /// let name = || std::thread::current().name().map(str::to_owned);
-    /// let (a, b) = pool.join(name, name);
-    /// // Both on the pool's threads (`own:0` or `own:1`), never the caller's.
-    /// assert!(a.is_some_and(|a| a.starts_with("own:")));
-    /// assert!(b.is_some_and(|b| b.starts_with("own:")));
-    /// # Ok::<(), tine::Error>(())
-    /// ```
-    pub fn caller_runs(mut self, caller_runs: bool) -> Self {
-        self.caller_runs = caller_runs;
-        self
-    }
-
-    /// Whether the pool's serving thread runs the queued calls and
-    /// spawned jobs itself (true, the default), or only takes the team for
-    /// them and leaves them to the workers (false), so that every such job
-    /// runs on a worker, index 1 or above: for a pool whose thread 0 is
-    /// meant to be a thread of the program's own (rayon's
-    /// `use_current_thread`). A pool of one thread has no worker to leave
-    /// them to: its serving thread runs them whatever this says. Detached
-    /// jobs queued while a region holds the team past the busy wait run on
-    /// a relief thread (see [`spawn`](crate::pool::serve::spawn)).
-    ///
-    /// ```
-    /// let pool = tine::ThreadPool::builder().threads(2).serving_thread_runs_jobs(false).build()?;
-    /// let (send, receive) = std::sync::mpsc::channel();
-    /// pool.spawn(move || send.send(tine::fork_thread_index()).unwrap());
-    /// assert_eq!(receive.recv().unwrap(), Some(1));
-    /// # Ok::<(), tine::Error>(())
-    /// ```
-    pub fn serving_thread_runs_jobs(mut self, runs: bool) -> Self {
-        self.server_runs_jobs = runs;
-        self
-    }
-
     /// Spawns the pool and makes it the global one ([`global`]), which
     /// calls from outside every pool use; otherwise the global pool is
     /// spawned with the default settings on first use.
@@ -409,32 +373,40 @@ impl Builder {
             )?),
             None => None,
         };
-        for index in 1..self.threads {
+        for index in self.first_started()..self.threads {
             #[cfg(feature = "numa")]
             let setup = placement
                 .as_ref()
                 .and_then(|placement| placement.worker_setup(index));
             #[cfg(not(feature = "numa"))]
             let setup: Option<WorkerSetup> = None;
-            let setup = match (&self.on_start, setup) {
-                (None, setup) => setup,
-                (Some(on_start), setup) => {
+            // With no panic handler, the start handler is part of the
+            // set-up the build waits for, so that its panic fails the
+            // build; with one, it runs on the thread after the build, its
+            // panic sent to the handler (rayon's rule).
+            let (setup, on_start) = match (&self.on_start, &self.panic_handler) {
+                (Some(on_start), None) => {
                     let on_start = Arc::clone(on_start);
-                    Some(Box::new(move || {
+                    let setup = Box::new(move || {
                         if let Some(setup) = setup {
                             setup()?;
                         }
                         on_start(index);
                         Ok(())
-                    }) as WorkerSetup)
+                    }) as WorkerSetup;
+                    (Some(setup), None)
                 }
+                _ => (setup, self.routed(&self.on_start)),
             };
-            // Dropping the pool on an error stops and joins the workers
+            // Dropping the pool on an error stops and joins the threads
             // started so far.
-            pool.workers
-                .push(self.spawn_worker(&pool.team, index, setup)?);
+            let thread = self.spawn_thread(&pool, index, setup, on_start)?;
+            pool.workers.push(thread);
         }
-        pool.server = Some(self.start_serving(&pool)?);
+        if self.model == Model::CallerJoins {
+            pool.server = Some(self.start_serving(&pool)?);
+        }
+        self.adopt_if_asked(&mut pool);
         #[cfg(feature = "numa")]
         if let Some(placement) = &placement {
             pool.caller_pin = placement.pin_caller()?;
@@ -444,4 +416,59 @@ impl Builder {
 }
 
 #[cfg(all(test, feature = "std", not(loom)))]
-mod tests;
+mod tests {
+    // Unit tests of [`super::Builder`]: a spawn that fails midway stops and joins the workers already started.
+
+    use super::*;
+    use crate::pool::ThreadPool;
+    use crate::sync::{AtomicUsize, Ordering};
+
+    #[test]
+    fn a_spawn_failure_midway_stops_and_joins_the_started_workers() {
+        let builder = Builder {
+            fail_spawn_at: Some(3),
+            ..Builder::default().threads(5).name("halfspawn")
+        };
+        match builder.build() {
+            Err(Error::Spawn { index: 3, source }) => {
+                assert_eq!(source.kind(), std::io::ErrorKind::WouldBlock)
+            }
+            other => panic!("expected a spawn error at worker 3, got {other:?}"),
+        }
+        // Workers 1 and 2 had started; they must be joined, not left running.
+        // A joined thread can stay listed in /proc for a moment (the kernel
+        // wakes `pthread_join` before it releases the task), so look again
+        // for up to a second before calling it a leak.
+        #[cfg(target_os = "linux")]
+        {
+            let survivors = || -> std::vec::Vec<std::string::String> {
+                std::fs::read_dir("/proc/self/task")
+                    .unwrap()
+                    .filter_map(|task| {
+                        let comm = std::fs::read_to_string(task.ok()?.path().join("comm"));
+                        Some(comm.ok()?).filter(|comm| comm.starts_with("halfspawn"))
+                    })
+                    .collect()
+            };
+            let mut left = survivors();
+            for _ in 0..100 {
+                if left.is_empty() {
+                    break;
+                }
+                std::thread::sleep(core::time::Duration::from_millis(10));
+                left = survivors();
+            }
+            assert!(
+                left.is_empty(),
+                "workers {left:?} outlived the failed spawn"
+            );
+        }
+        // The pool built right after works: nothing was left half-started.
+        let pool = ThreadPool::try_spawn(5).unwrap();
+        let hits = AtomicUsize::new(0);
+        pool.for_threads(|_, _| {
+            hits.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(hits.load(Ordering::Relaxed), 5);
+    }
+}

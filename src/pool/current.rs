@@ -7,6 +7,7 @@
 //! included; a call reads it only on the thread that set it, while the
 //! `install` frame (which borrows the pool) is live.
 
+use super::builder::Builder;
 use super::ThreadPool;
 use crate::schedule::ForkJoin;
 use core::cell::Cell;
@@ -20,6 +21,33 @@ use std::sync::OnceLock;
 pub const THREADS_VAR: &str = "TINE_NUM_THREADS";
 
 static GLOBAL: OnceLock<ThreadPool> = OnceLock::new();
+
+/// How the global pool is built on first use, if set
+/// ([`set_global_builder`]).
+static GLOBAL_BUILDER: OnceLock<fn() -> Builder> = OnceLock::new();
+
+/// Sets how the global pool is built when a call first needs it (a free
+/// function such as [`join`](crate::pool::entry::join) called outside every
+/// pool): `make`'s builder, in place of the default one ([`global`] says
+/// what that is). The pool is not built here, and is never built by a call
+/// made inside another pool, so a later [`Builder::build_global`] still
+/// succeeds until something uses the global pool. Returns false, changing
+/// nothing, if a way was set before. A face that gives the global pool its
+/// own settings (this repository's `rayon-core`, in rayon's model) calls it
+/// before its first call.
+///
+/// ```
+/// fn rayon_like() -> tine::Builder {
+///     tine::ThreadPool::builder().caller_runs(false)
+/// }
+/// // The first setting wins; the pool is built when first used.
+/// let first = tine::set_global_builder(rayon_like);
+/// assert!(!tine::set_global_builder(rayon_like));
+/// # let _ = first;
+/// ```
+pub fn set_global_builder(make: fn() -> Builder) -> bool {
+    GLOBAL_BUILDER.set(make).is_ok()
+}
 
 /// The global pool once the thread that made it has published it; null
 /// before. Calls read the pool through this pointer, so that the pool's
@@ -72,10 +100,16 @@ pub fn global() -> &'static ThreadPool {
     let mut made_here = false;
     let pool = GLOBAL.get_or_init(|| {
         made_here = true;
-        let mut builder = ThreadPool::builder().name("tine-global");
-        if let Some(threads) = threads_from_env() {
-            builder = builder.threads(threads);
-        }
+        let builder = match GLOBAL_BUILDER.get() {
+            Some(make) => make(),
+            None => {
+                let builder = ThreadPool::builder().name("tine-global");
+                match threads_from_env() {
+                    Some(threads) => builder.threads(threads),
+                    None => builder,
+                }
+            }
+        };
         builder
             .build()
             .unwrap_or_else(|error| panic!("tine's global pool could not start: {error}"))

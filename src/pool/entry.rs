@@ -10,13 +10,10 @@
 
 use super::current::{installed_is_none_or, with_current_pool, with_installed_here};
 use super::ThreadPool;
-use crate::nest::join::{join_on, FnContext};
-use crate::nest::region::{enter, enter_here, Entry};
+use crate::nest::join::{join_on, AtOnce, FnContext, WhenAsked};
 use crate::nest::scope::{scope_on, Scope};
 use crate::nest::worker::Worker;
 use crate::nest::yielding::{yield_local_on, yield_on, Yield};
-// A process-wide static, outside any loom model (as `current.rs`'s).
-use core::sync::atomic::{AtomicUsize, Ordering};
 
 /// Runs `f` with a worker of the pool a call on this thread belongs to:
 /// the pool `install`ed at this level of nesting, else the region this
@@ -31,13 +28,21 @@ pub(crate) fn on_current_pool<R: Send>(f: impl FnOnce(&Worker) -> R + Send) -> R
     })
 }
 
-/// As [`on_current_pool`], telling `f` whether it runs on a thread other
-/// than this call's: a call from outside every region that a pool in
-/// rayon's model handed over to its threads.
+/// Where a call runs, against the thread that made it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Runs {
+    /// On the calling thread.
+    Here,
+    /// On another: a call from outside every region that a pool in rayon's
+    /// model handed over to its threads.
+    Moved,
+}
+
+/// As [`on_current_pool`], telling `f` where it runs.
 #[inline]
-fn on_current_pool_moved<R: Send>(f: impl FnOnce(&Worker, bool) -> R + Send) -> R {
+fn on_current_pool_moved<R: Send>(f: impl FnOnce(&Worker, Runs) -> R + Send) -> R {
     Worker::with_current(|worker| match worker {
-        Some(worker) => f(worker, false),
+        Some(worker) => f(worker, Runs::Here),
         None => enter_current_moved(f),
     })
 }
@@ -45,9 +50,16 @@ fn on_current_pool_moved<R: Send>(f: impl FnOnce(&Worker, bool) -> R + Send) -> 
 /// [`enter_current`], comparing the thread that runs `f` with this one.
 #[cold]
 #[inline(never)]
-fn enter_current_moved<R: Send>(f: impl FnOnce(&Worker, bool) -> R + Send) -> R {
+fn enter_current_moved<R: Send>(f: impl FnOnce(&Worker, Runs) -> R + Send) -> R {
     let caller = std::thread::current().id();
-    enter_current(move |worker| f(worker, std::thread::current().id() != caller))
+    enter_current(move |worker| {
+        let runs = if std::thread::current().id() == caller {
+            Runs::Here
+        } else {
+            Runs::Moved
+        };
+        f(worker, runs)
+    })
 }
 
 /// Outside every region: enters the pool installed at this level of
@@ -62,52 +74,7 @@ fn enter_current<R: Send>(f: impl FnOnce(&Worker) -> R + Send) -> R {
 }
 
 fn enter_pool<R: Send>(pool: &ThreadPool, f: impl FnOnce(&Worker) -> R + Send) -> R {
-    enter(pool.team(), pool.nest(), Entry::Caller, f)
-}
-
-/// The live pools whose calls from outside go to their own threads
-/// ([`Builder::caller_runs`](crate::pool::Builder::caller_runs)`(false)`).
-/// While there are none, a parallel-iterator call needs no look at its
-/// pool to know that its caller may run it. A process-wide count, outside
-/// any loom model: core's atomic, not the `sync` shim's.
-static HANDING_OVER: AtomicUsize = AtomicUsize::new(0);
-
-/// Counts a pool built with `caller_runs(false)` in or out (`up`: built).
-pub(crate) fn count_handing_over(up: bool) {
-    // Relaxed: a hint read by `calls_may_go_elsewhere`; a call that reads
-    // a stale zero is one made before the pool was built or installed.
-    if up {
-        HANDING_OVER.fetch_add(1, Ordering::Relaxed);
-    } else {
-        HANDING_OVER.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-/// Whether some live pool hands its outside calls to its own threads: one
-/// load, the only cost of [`run_where_calls_go`] to a process with none.
-#[inline(always)]
-pub(crate) fn calls_may_go_elsewhere() -> bool {
-    // Relaxed: as in `count_handing_over`.
-    HANDING_OVER.load(Ordering::Relaxed) != 0
-}
-
-/// Runs `f`, a parallel-iterator call on the current pool, where rayon's
-/// model puts it: on the pool's own threads when the pool hands its
-/// outside calls over and this thread is not one of its region's, else
-/// right here (in a task, or on a pool whose caller is thread 0).
-#[cold]
-#[inline(never)]
-pub(crate) fn run_where_calls_go<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    if crate::team::in_task() {
-        return f();
-    }
-    with_current_pool(|pool| {
-        if pool.hands_over() {
-            pool.enter(f)
-        } else {
-            f()
-        }
-    })
+    pool.enter_region(f)
 }
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.
@@ -153,12 +120,12 @@ where
     RA: Send,
     RB: Send,
 {
-    on_current_pool(|worker| join_on::<_, _, _, _, false>(worker, |_| a(), |_| b()))
+    on_current_pool(|worker| join_on::<WhenAsked, _, _, _, _>(worker, |_| a(), |_| b()))
 }
 
 /// As [`join`], with each closure told through a [`FnContext`] whether it
-/// migrated to another thread: `b` if an idle thread took it; `a` only if
-/// the whole call was handed over to the pool's threads from outside it (a
+/// migrated to another thread: `b` if an idle thread took it; both if the
+/// whole call was handed over to the pool's threads from outside it (a
 /// pool in rayon's model, [`Builder::caller_runs`](crate::pool::Builder::caller_runs)`(false)`),
 /// as in rayon, whose parallel iterators split such a call's work further.
 ///
@@ -174,9 +141,16 @@ where
     RA: Send,
     RB: Send,
 {
-    on_current_pool_moved(|worker, moved| {
-        let a = move |context: FnContext| a(if moved { FnContext::new(true) } else { context });
-        join_on::<_, _, _, _, false>(worker, a, b)
+    on_current_pool_moved(|worker, runs| {
+        // A call handed over from outside: both closures run away from
+        // their caller, wherever the pool's threads run them.
+        let moved = move |context: FnContext| match runs {
+            Runs::Here => context,
+            Runs::Moved => FnContext::new(true),
+        };
+        let a = move |context: FnContext| a(moved(context));
+        let b = move |context: FnContext| b(moved(context));
+        join_on::<WhenAsked, _, _, _, _>(worker, a, b)
     })
 }
 
@@ -192,7 +166,7 @@ where
     RA: Send,
     RB: Send,
 {
-    on_current_pool(|worker| join_on::<_, _, _, _, true>(worker, |_| a(), |_| b()))
+    on_current_pool(|worker| join_on::<AtOnce, _, _, _, _>(worker, |_| a(), |_| b()))
 }
 
 /// Runs `op` with a [`Scope`] whose [`Scope::spawn`] starts tasks that may
@@ -227,10 +201,11 @@ where
 
 /// rayon's `in_place_scope`: a [`scope`] whose `op` runs on the calling
 /// thread, so it need not be `Send`. Every tine scope's `op` does, except
-/// where the pool's callers hand over
-/// ([`Builder::caller_runs`](crate::pool::Builder::caller_runs)) or the
-/// team is busy: this one runs it here even then, waiting for the team a
-/// bounded time (the pool's busy wait), else alone.
+/// where the pool's threads run every call
+/// ([`Builder::caller_runs`](crate::pool::Builder::caller_runs)`(false)`)
+/// or the team is busy: this one runs it here even then, outside the pool,
+/// its tasks queued to the pool's threads while this thread waits for
+/// them, parked.
 ///
 /// ```
 /// let mut total = 0u64;
@@ -246,10 +221,8 @@ where
     Worker::with_current(|worker| match worker {
         Some(worker) => scope_on(worker, op),
         None => with_installed_here(|here| match here {
-            Some(pool) => enter_here(pool.team(), pool.nest(), |worker| scope_on(worker, op)),
-            None => with_current_pool(|pool| {
-                enter_here(pool.team(), pool.nest(), |worker| scope_on(worker, op))
-            }),
+            Some(pool) => pool.scope_in_place(op),
+            None => with_current_pool(|pool| pool.scope_in_place(op)),
         }),
     })
 }
@@ -307,84 +280,136 @@ pub fn yield_local() -> Option<Yield> {
     })
 }
 
-impl ThreadPool {
-    /// Runs `op` as the root of a region of this pool, and returns its
-    /// result: rayon's `install`. On the calling thread as thread 0 of the
-    /// team, or, where the team is busy or the pool's callers hand over
-    /// ([`Builder::caller_runs`](crate::pool::Builder::caller_runs)), on one
-    /// of the pool's threads while the caller waits. Inside `op`, every
-    /// `join`, `scope` and parallel call runs on this pool, its `join`s and
-    /// splits with the region's other threads. Called on a thread of a
-    /// region of this pool, it runs `op` right there.
-    ///
-    /// [`install`](ThreadPool::install) instead runs its closure on the
-    /// caller outside any region, so that each parallel call inside is one
-    /// fork of the team.
-    ///
-    /// ```
-    /// let pool = tine::ThreadPool::builder().threads(2).caller_runs(false).build()?;
-    /// let here = std::thread::current().id();
-    /// let (index, there) = pool.enter(|| (tine::fork_thread_index(), std::thread::current().id()));
-    /// assert!(index.is_some()); // a thread of the pool's region
-    /// assert_ne!(there, here); // never the caller
-    /// # Ok::<(), tine::Error>(())
-    /// ```
-    pub fn enter<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
-        let here = Worker::with_current(|worker| {
-            worker.is_some_and(|worker| worker.is_region_of(self.nest()))
+#[cfg(all(test, not(loom)))]
+mod tests {
+    // Unit tests of [`super::join_coarse`], and of the woken-caller count
+    // (`wait/woken.rs`) and a lone caller's yielding wait
+    // (`nest/inject/call_time.rs`) through calls handed over to a pool.
+
+    use super::join_coarse;
+    use crate::pool::ThreadPool;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+
+    /// `b` of a coarse join reaches the idle thread while `a` runs without
+    /// joining again (a plain join would keep it until `a`'s next join).
+    #[test]
+    fn a_coarse_join_offers_b_at_once() {
+        let pool = ThreadPool::try_spawn(2).expect("a pool");
+        let flag = AtomicBool::new(false);
+        let (seen, ()) = pool.install(|| {
+            join_coarse(
+                || {
+                    let start = Instant::now();
+                    // Acquire: pairs with the Release store in `b`.
+                    while !flag.load(Ordering::Acquire) {
+                        if start.elapsed() > Duration::from_secs(20) {
+                            return false;
+                        }
+                        std::thread::yield_now();
+                    }
+                    true
+                },
+                // Release: pairs with the Acquire load in `a`.
+                || flag.store(true, Ordering::Release),
+            )
         });
-        if here {
-            return self.install(op);
+        assert!(seen, "b never ran while a waited for it");
+    }
+
+    /// Every caller counted as woken (`wait/woken.rs`) is counted off once
+    /// it has its result, a panic's included: after calls handed over from
+    /// several threads at once, the count reads zero again (other tests'
+    /// calls may hold it up for a moment, never for long). A caller left
+    /// counted would make every spinner in the process give way at each
+    /// poll from then on.
+    #[test]
+    fn every_woken_caller_is_counted_off() {
+        let pool = ThreadPool::builder()
+            .threads(2)
+            .caller_runs(false)
+            .build()
+            .expect("a pool");
+        std::thread::scope(|scope| {
+            for client in 0..4 {
+                let pool = &pool;
+                scope.spawn(move || {
+                    for call in 0..200 {
+                        let ran = std::panic::catch_unwind(|| {
+                            pool.join(
+                                || {
+                                    // Long enough to count its caller.
+                                    busy_for(Duration::from_micros(20));
+                                    assert!(call % 50 != client, "a call that panics");
+                                },
+                                || call,
+                            )
+                        });
+                        assert_eq!(ran.is_ok(), call % 50 != client);
+                    }
+                });
+            }
+        });
+        assert!(
+            crate::wait::woken::counted() > 0,
+            "no call ran long enough to count its caller"
+        );
+        every_woken_caller_ends();
+    }
+
+    /// A lone caller of short calls waits for each yielding its CPU before it
+    /// parks (`nest/inject/call_time.rs`): every call still returns its own
+    /// result, its panic still reaches the caller, and every caller the runner
+    /// counted as woken is counted off, whichever way the caller waited.
+    #[test]
+    fn a_lone_caller_of_short_calls_waits_yielding_and_gets_every_result() {
+        let pool = ThreadPool::builder()
+            .threads(2)
+            .caller_runs(false)
+            .build()
+            .expect("a pool");
+        let before = crate::nest::inject::call::yielded_here();
+        for call in 0..300u32 {
+            let ran = std::panic::catch_unwind(|| {
+                pool.join(
+                    || {
+                        // Short enough for the yielding wait (at most 100 µs).
+                        busy_for(Duration::from_micros(20));
+                        assert!(call % 100 != 99, "a call that panics");
+                        call
+                    },
+                    || call + 1,
+                )
+            });
+            match ran {
+                Ok((a, b)) => assert_eq!((a, b), (call, call + 1)),
+                Err(_) => assert_eq!(call % 100, 99),
+            }
         }
-        enter_pool(self, |_| self.install(op))
+        assert!(
+            crate::nest::inject::call::yielded_here() > before,
+            "this caller never waited yielding"
+        );
+        every_woken_caller_ends();
     }
 
-    /// [`join`] on this pool: `self.install(|| tine::join(a, b))`.
-    ///
-    /// ```
-    /// let pool = tine::spawn_pool(2);
-    /// let (a, b) = pool.join(|| 1 + 1, || 2 + 2);
-    /// assert_eq!((a, b), (2, 4));
-    /// ```
-    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
-    where
-        A: FnOnce() -> RA + Send,
-        B: FnOnce() -> RB + Send,
-        RA: Send,
-        RB: Send,
-    {
-        self.install(|| join(a, b))
+    /// Spins for `span`: a call's work.
+    fn busy_for(span: Duration) {
+        let start = Instant::now();
+        while start.elapsed() < span {
+            std::hint::spin_loop();
+        }
     }
 
-    /// [`scope`] on this pool: `self.install(|| tine::scope(op))`.
-    ///
-    /// ```
-    /// let pool = tine::spawn_pool(3);
-    /// let mut halves = [0u32; 2];
-    /// let (low, high) = halves.split_at_mut(1);
-    /// pool.scope(|s| {
-    ///     s.spawn(|_| low[0] = (1..=50).sum());
-    ///     s.spawn(|_| high[0] = (51..=100).sum());
-    /// });
-    /// assert_eq!(halves[0] + halves[1], 5050);
-    /// ```
-    pub fn scope<'scope, OP, R>(&self, op: OP) -> R
-    where
-        OP: FnOnce(&Scope<'scope>) -> R + Send,
-        R: Send,
-    {
-        self.install(|| scope(op))
-    }
-
-    /// rayon's `ThreadPool::in_place_scope`: [`in_place_scope`] on this
-    /// pool; `op` runs on the calling thread.
-    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
-    where
-        OP: FnOnce(&Scope<'scope>) -> R,
-    {
-        self.install(|| in_place_scope(op))
+    /// Waits (20 s at most) until no caller counted as woken is left.
+    fn every_woken_caller_ends() {
+        let start = Instant::now();
+        while crate::wait::woken::Woken::pending() {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "a woken caller was never counted off"
+            );
+            std::thread::yield_now();
+        }
     }
 }
-
-#[cfg(all(test, not(loom)))]
-mod tests;

@@ -1,39 +1,59 @@
-//! The std thread pool: [`ThreadPool`] spawns a [`Team`]'s workers and
-//! joins them when dropped.
+//! The std thread pool: [`ThreadPool`] spawns its threads, runs calls in
+//! its model (tine's, the caller being thread 0; or rayon's, the pool's
+//! threads running every call: `edge.rs`), and stops them when dropped.
 //!
-//! - `mod.rs`: [`ThreadPool`] and [`spawn`].
-//! - `builder.rs`: [`Builder`].
+//! - `mod.rs`: [`ThreadPool`] and [`spawn_pool`].
+//! - `builder.rs`: [`Builder`]; `builder/model.rs`: its model settings;
+//!   `builder/start.rs`: starting the threads.
+//! - `edge.rs`: the one place that reads the model, where every call from
+//!   outside a pool's regions is routed.
 //! - `current.rs`: the global pool, `install` and the pool a call on this
 //!   thread belongs to.
 //! - `broadcast.rs`: rayon's per-thread calls, [`broadcast`] and
 //!   [`current_thread_index`], and the pool methods of the same names.
-//! - `entry.rs`: [`join`], [`scope`] and the
-//!   yields, which find the current pool and enter the nested engine
-//!   (`nest`), and the same calls as methods of a pool.
-//! - `serve.rs`: the pool's serving thread, which runs the calls handed
-//!   over to a busy team and the detached jobs of [`spawn`].
+//! - `entry.rs`: [`join`], [`scope`] and the yields, which find the current
+//!   pool and enter the nested engine (`nest`); `calls.rs`: the same calls
+//!   as methods of a pool.
+//! - `serve.rs`: in tine's model, the pool's serving thread, which runs the
+//!   calls handed over to a busy team; and the detached jobs of [`spawn`].
+//!   `relief.rs`: its relief threads; `pace.rs`: how long an idle serving
+//!   or resident thread spins.
+//! - `tasks.rs`: async callers: [`ThreadPool::spawn_async`],
+//!   [`ThreadPool::spawn_future`] and [`block_on`].
+//! - `resident.rs`: in rayon's model, the pool's threads, which stay in one
+//!   region for the pool's life; `adopted.rs`: the building thread as
+//!   thread 0 (`Builder::use_current_thread`).
 
+mod adopted;
 mod broadcast;
 mod builder;
+mod calls;
 pub(crate) mod current;
+pub(crate) mod edge;
 pub(crate) mod entry;
 mod pace;
 mod relief;
+mod resident;
 pub(crate) mod serve;
+mod tasks;
 
-pub use broadcast::{broadcast, current_thread_index, fork_thread_index, max_num_threads};
+pub use broadcast::{
+    broadcast, current_thread_index, fork_thread_index, max_num_threads, spawn_broadcast,
+};
 pub use builder::{Builder, ThreadStart};
-pub use current::{current_num_threads, global};
+pub use current::{current_num_threads, global, set_global_builder};
 pub use entry::{
     current_thread_has_pending_tasks, in_place_scope, join, join_context, scope, yield_local,
     yield_now,
 };
 pub use serve::{spawn, spawn_fifo};
+pub use tasks::{block_on, spawn_async, spawn_future};
 
 use crate::error::Error;
 use crate::nest::Nest;
 use crate::schedule::{forward_fork_join, ForkJoin, Partials};
 use crate::team::{Share, Team};
+use edge::Model;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::vec::Vec;
@@ -43,11 +63,12 @@ use std::vec::Vec;
 /// `ThreadPool::try_spawn(n)` starts `n - 1` workers; the thread that calls a
 /// `for_*` method is thread 0 and runs its share too. Any number of threads
 /// may call one pool at once: a caller that finds the team busy hands its
-/// call over to it and waits, and the pool's serving thread (or an idle
-/// thread of the running region) takes it, so callers neither queue for
-/// the team nor fall back to running alone while it could help. Every call blocks until
-/// all shares have finished, so closures may borrow from the caller's stack.
-/// The method names follow fork_union's Rust crate.
+/// call over to the pool's serving thread and waits, parked, while the
+/// team finishes what holds it and then runs the call. Every call blocks
+/// until all shares have finished, so closures may borrow from the caller's
+/// stack. The method names follow fork_union's Rust crate.
+/// [`Builder::caller_runs`]`(false)` builds a pool in rayon's model
+/// instead, whose own threads run every call.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
@@ -66,19 +87,24 @@ use std::vec::Vec;
 /// see [`Team`] for how concurrent and nested calls behave. The `for_*`
 /// methods come from [`ForkJoin`], written once for every pool type. A panic in any
 /// share is caught, the fork still joins, and the first payload resumes on
-/// the caller; the pool stays usable. Dropping the pool stops and joins every
-/// worker.
+/// the caller; the pool stays usable. Dropping the pool lets its threads
+/// finish the jobs spawned on it, then stops and joins them (or returns at
+/// once, the threads ending on their own: [`Builder::detach_on_drop`]).
 pub struct ThreadPool {
     team: Arc<Team>,
+    /// The threads the pool started: its team's workers (tine's model) or
+    /// its resident threads (rayon's, `resident.rs`).
     workers: Vec<JoinHandle<()>>,
-    /// The serving thread (`serve.rs`); `None` only while building.
+    /// The serving thread (`serve.rs`), in tine's model once built.
     server: Option<JoinHandle<()>>,
-    /// Calls from outside the pool go to its threads
-    /// ([`Builder::caller_runs`]); a copy of the nest's flag, beside the
-    /// team on the fork's path.
-    hand_over: bool,
-    /// Slots for the partial results of parallel-iterator calls.
-    partials: Partials,
+    /// Who runs a call from outside the pool (`edge.rs`), beside the team
+    /// on the fork's path.
+    model: Model,
+    /// The drop returns at once ([`Builder::detach_on_drop`]).
+    detach_on_drop: bool,
+    /// The thread that is the pool's thread 0 by adoption
+    /// ([`Builder::use_current_thread`]), if any.
+    adopter: Option<std::thread::ThreadId>,
     /// The state of `join` and `scope` regions on this pool's team, and
     /// its injector (shared with the serving thread).
     nest: Arc<Nest>,
@@ -144,20 +170,18 @@ impl ThreadPool {
     pub(crate) fn nest(&self) -> &Nest {
         &self.nest
     }
-
-    /// Whether calls from outside go to the pool's own threads
-    /// ([`Builder::caller_runs`]`(false)`).
-    pub(crate) fn hands_over(&self) -> bool {
-        self.hand_over
-    }
 }
 
 impl Drop for ThreadPool {
     fn drop(&mut self) {
-        if self.hand_over {
-            entry::count_handing_over(false);
+        if self.model == Model::PoolRuns {
+            edge::count_handing_over(edge::Count::Out);
         }
-        // The serving thread runs every queued and spawned job first.
+        if self.adopter == Some(std::thread::current().id()) {
+            adopted::release(&self.nest);
+        }
+        // The serving or resident threads run every queued and spawned job
+        // first, then leave.
         self.nest.stop_serving();
         let here = std::thread::current().id();
         // One of its threads: in a region or a fork of its team (threads a
@@ -171,13 +195,17 @@ impl Drop for ThreadPool {
                 .iter()
                 .chain(&self.workers)
                 .any(|thread| thread.thread().id() == here);
-        if on_own_thread {
+        if on_own_thread || self.detach_on_drop {
             // Dropped by a job on one of its own threads (a spawned job held
-            // the last `Arc` of the pool): joining them would wait for this
-            // very job. The stop reaches them when the region ends, and the
-            // serving thread leaves once the queue is empty; they are
-            // detached, and own what they still use (the team and the nest).
-            self.team.stop();
+            // the last handle of the pool), where joining them would wait
+            // for this very job; or asked to return at once. The threads
+            // end on their own once the queue is empty (in tine's model the
+            // serving thread stops the team as it leaves); they are
+            // detached, and own what they still use (the team and the
+            // nest).
+            if on_own_thread && self.model == Model::CallerJoins {
+                self.team.stop();
+            }
             self.server = None;
             self.workers.clear();
             return;
@@ -188,9 +216,10 @@ impl Drop for ThreadPool {
         }
         // `&mut self`: no caller's fork is in flight; a region of a serving
         // thread a spawn handler started may be, and `stop` waits for it.
+        // (A pool in rayon's model never forks its team.)
         self.team.stop();
         for worker in self.workers.drain(..) {
-            // A worker catches every panic of its tasks, so it cannot have
+            // A thread catches every panic of its tasks, so it cannot have
             // panicked; if it somehow did, there is nothing left to clean up.
             let _ = worker.join();
         }
@@ -207,22 +236,16 @@ unsafe impl ForkJoin for ThreadPool {
 
     #[inline]
     fn fork_join(&self, share: &Share<'_>) {
-        if !self.hand_over {
-            if self.team.threads() == 1 {
-                return share(0, 0);
-            }
-            if self.team.fork_if_idle(|| {}, share) {
-                return;
-            }
-        }
-        // The team is busy, or its callers hand over: a region's joins
-        // (from inside a region of this team), the hand-over (from outside
-        // every fork) or the inline run.
-        crate::nest::region::busy_fork(&self.team, &self.nest, share);
+        self.fork_shares(share);
+    }
+
+    #[inline]
+    fn fork_join_each_thread(&self, share: &Share<'_>) {
+        self.fork_shares_each_thread(share);
     }
 
     fn partials(&self) -> Option<&Partials> {
-        Some(&self.partials)
+        Some(self.nest.partials())
     }
 }
 

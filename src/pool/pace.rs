@@ -1,42 +1,37 @@
-//! How long a pool's serving thread spins for more work once its queue has
-//! emptied ([`Pace`]).
+//! How long a pool's idle thread spins for more work before it parks
+//! ([`Pace`]): a resident thread of a pool in rayon's model
+//! (`resident.rs`), and the serving thread once its queue has emptied
+//! (`serve.rs`).
 //!
-//! The serving thread (`serve.rs`) holds the team in a region while calls
-//! and spawned jobs come, and spins for more when the queue empties: a call
-//! that arrives during the spin is taken at once, without waking a parked
-//! thread. That pays while work comes at intervals shorter than the spin
-//! budget (a loop of calls, a server under load). It does not when work
-//! comes rarer: a pool fed one small job every millisecond (a GUI's events,
-//! a timer's ticks, rayon's `noop` demo) would keep the serving thread and
-//! the region's other threads spinning for the whole budget after each job,
-//! and then the team's threads for their own budget after the region, for
-//! nothing: over 100% of the 2-core AMD host's CPU, against rayon's 15%.
+//! A thread that spins when it runs out of work takes the next job at
+//! once, without a wake-up. That pays while work comes at intervals
+//! shorter than the spin budget (a loop of calls, a server under load). It
+//! does not when work comes rarer: a pool fed one small job every
+//! millisecond (a GUI's events, a timer's ticks, rayon's `noop` demo)
+//! would keep its threads spinning for the whole budget after each job,
+//! for nothing.
 //!
 //! # The rule
 //!
-//! - The interval that matters runs from the moment the serving thread
-//!   last had nothing to do (its queue empty, no work offered) to the next
-//!   job's arrival, or to any work its spin finds ([`Pace::emptied`],
+//! - The interval that matters runs from the moment the thread last had
+//!   nothing to do (no job queued, none offered) to the next job's
+//!   arrival, or to any work its spin finds ([`Pace::emptied`],
 //!   [`Pace::arrived`]). Work it helps with, or waits for on another
 //!   thread, closes the interval ([`Pace::busy`]).
 //! - If the whole spin budget would have covered it, the next spins get the
 //!   whole budget; if not, the next spin gets half the current one, down
-//!   to [`FLOOR`]. A run of rare jobs thus brings the spin down to the
-//!   floor within a few jobs, and one job that comes sooner brings back
-//!   the whole budget at once: a missed call costs a wake-up, a spin only
-//!   CPU.
-//! - A serving region that ends with less than the whole budget sends the
-//!   team's other threads straight to their park (`Team::sleep`): their
-//!   spin for the next fork would not pay either.
-//! - The serving thread's own wait after a region does not spin: its drain
-//!   just did.
+//!   to [`FLOOR`]; so does the spin after one that found nothing
+//!   ([`Pace::missed`]). A run of rare jobs thus brings the spin down to
+//!   the floor within a few jobs, and one job that comes sooner brings
+//!   back the whole budget at once: a missed job costs a wake-up, a spin
+//!   only CPU.
 //!
-//! Only a pool in rayon's model adapts: all work from outside it comes
-//! through its serving thread, which so sees every interval. A pool whose
-//! callers are thread 0 of their own forks gets most of its work that way,
-//! unseen, and its team's spin after a fork serves those callers: its
-//! serving thread keeps the whole budget, and spins before it parks. So
-//! does a pool whose policy is never to park (`WaitPolicy::AlwaysSpin`).
+//! Only resident threads adapt: all work from outside their pool comes
+//! through its queue, so each sees the intervals. In tine's model the
+//! callers are thread 0 of most forks, unseen by the serving thread, and
+//! the team's spin after a fork serves them: the serving thread keeps the
+//! whole budget. So does a pool whose policy is never to park
+//! (`WaitPolicy::AlwaysSpin`).
 
 use crate::wait::Waiter;
 use core::time::Duration;
@@ -47,7 +42,7 @@ use std::time::Instant;
 /// millisecond.
 const FLOOR: Duration = Duration::from_micros(20);
 
-/// The serving thread's spin budget for more work (see the module head).
+/// An idle thread's spin budget for more work (see the module head).
 pub(crate) struct Pace {
     /// The pool's waiter, which converts intervals to micro-yields.
     waiter: Waiter,
@@ -65,13 +60,21 @@ pub(crate) struct Pace {
 }
 
 impl Pace {
-    /// The whole budget of `waiter` to start with; `adapts`: the budget
-    /// follows the intervals between jobs, else it stays whole.
-    pub(crate) fn new(waiter: &Waiter, adapts: bool) -> Self {
+    /// The whole budget of `waiter`, which follows the intervals between
+    /// jobs (see the module head).
+    pub(crate) fn adapting(waiter: &Waiter) -> Self {
+        Pace {
+            adapts: true,
+            ..Pace::whole(waiter)
+        }
+    }
+
+    /// The whole budget of `waiter`, always.
+    pub(crate) fn whole(waiter: &Waiter) -> Self {
         let whole = waiter.spin_limit();
         Pace {
             waiter: *waiter,
-            adapts,
+            adapts: false,
             whole,
             floor: waiter.yields_in(FLOOR).min(whole),
             limit: whole,
@@ -84,32 +87,37 @@ impl Pace {
         self.limit
     }
 
-    /// Whether the next spin gets the whole budget.
-    pub(crate) fn is_whole(&self) -> bool {
-        self.limit == self.whole
-    }
-
-    /// The serving thread has nothing to do from now on, unless it already
-    /// had nothing since an earlier call.
+    /// The thread has nothing to do from now on, unless it already had
+    /// nothing since an earlier call.
     pub(crate) fn emptied(&mut self) {
         if self.emptied.is_none() {
             self.emptied = Some(Instant::now());
         }
     }
 
-    /// The serving thread was not idle: it ran a job that did not come
-    /// from its queue (work a call offered), or waited for one another
-    /// thread popped.
+    /// The thread was not idle: it ran a job that did not come from the
+    /// queue (work a call offered), or waited for one another thread
+    /// popped.
     pub(crate) fn busy(&mut self) {
         self.emptied = None;
     }
 
     /// Work came (a job from the queue, or any within a spin): sizes the
-    /// next spin from the interval since the serving thread last had
-    /// nothing to do.
+    /// next spin from the interval since the thread last had nothing to
+    /// do.
     pub(crate) fn arrived(&mut self) {
         if let Some(since) = self.emptied.take() {
             self.arrived_after(since.elapsed());
+        }
+    }
+
+    /// A spin ran its whole budget and no work came (the thread now
+    /// parks): the next spin gets half, down to the floor, as if work had
+    /// come just after it. A thread woken for work another took first sees
+    /// no arrival of its own, and would otherwise keep spinning whole.
+    pub(crate) fn missed(&mut self) {
+        if self.adapts {
+            self.limit = (self.limit / 2).max(self.floor);
         }
     }
 
@@ -135,14 +143,14 @@ mod tests {
 
     const SPIN: Duration = Duration::from_micros(200);
 
-    fn pace(adapts: bool) -> Pace {
-        Pace::new(&Waiter::new(WaitPolicy::SpinThenPark(SPIN), 1), adapts)
+    fn waiter() -> Waiter {
+        Waiter::new(WaitPolicy::SpinThenPark(SPIN), 1)
     }
 
     #[test]
     fn rare_jobs_halve_the_spin_down_to_the_floor_and_a_near_one_restores_it() {
-        let mut pace = pace(true);
-        assert!(pace.is_whole());
+        let mut pace = Pace::adapting(&waiter());
+        assert_eq!(pace.limit(), pace.whole);
         let mut last = pace.limit();
         for _ in 0..16 {
             // Longer than the whole budget: a spin would not have caught it.
@@ -155,23 +163,27 @@ mod tests {
             pace.floor,
             "sixteen rare jobs reach the floor"
         );
-        assert!(!pace.is_whole());
+        assert!(pace.limit() != pace.whole);
         pace.arrived_after(SPIN / 2);
-        assert!(pace.is_whole(), "a job within the budget brings it back");
+        assert_eq!(
+            pace.limit(),
+            pace.whole,
+            "a job within the budget brings it back"
+        );
     }
 
     #[test]
     fn a_pace_that_does_not_adapt_stays_whole() {
-        let mut pace = pace(false);
+        let mut pace = Pace::whole(&waiter());
         for _ in 0..4 {
             pace.arrived_after(SPIN * 2);
-            assert!(pace.is_whole());
+            assert_eq!(pace.limit(), pace.whole);
         }
     }
 
     #[test]
     fn only_an_idle_interval_counts() {
-        let mut pace = pace(true);
+        let mut pace = Pace::adapting(&waiter());
         pace.arrived_after(SPIN * 2);
         let shrunk = pace.limit();
         // No interval open: an arrival changes nothing.
@@ -185,6 +197,6 @@ mod tests {
         // An open interval, however short, is measured.
         pace.emptied();
         pace.arrived();
-        assert!(pace.is_whole() || pace.limit() == (shrunk / 2).max(pace.floor));
+        assert!(pace.limit() == pace.whole || pace.limit() == (shrunk / 2).max(pace.floor));
     }
 }

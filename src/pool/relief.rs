@@ -30,8 +30,8 @@
 //! nest until it ends; the pool's drop waits for the jobs it runs, as for
 //! every spawned job.
 
+use crate::nest::alone::serial;
 use crate::nest::inject::run_alone;
-use crate::nest::region::serial;
 use crate::nest::Nest;
 use crate::sync::{AtomicUsize, Ordering};
 use crate::threads::thread_builder;
@@ -41,7 +41,7 @@ use std::sync::Arc;
 /// A pool's relief threads: how they are started (the serving thread's
 /// name and stack size), and their counts.
 pub(crate) struct Relief {
-    name: String,
+    name: Option<String>,
     stack_size: Option<usize>,
     counts: Arc<Counts>,
     /// `counts.finished` when [`Relief::relieve`] last looked.
@@ -55,7 +55,7 @@ struct Counts {
 }
 
 impl Relief {
-    pub(crate) fn new(name: String, stack_size: Option<usize>) -> Self {
+    pub(crate) fn new(name: Option<String>, stack_size: Option<usize>) -> Self {
         Relief {
             name,
             stack_size,
@@ -85,6 +85,10 @@ impl Relief {
                 // SAFETY: popped by this thread, so no one else runs it.
                 serial(&nest, |worker| unsafe { run_alone(job, worker) });
                 counts.finished.fetch_add(1, Ordering::Relaxed);
+                // The serving thread of a stopping pool waits for the last
+                // spawned job to end, and a scope's wait for its task.
+                nest.injector.serve_bell.ring();
+                nest.ring_work();
             }
             counts.alive.fetch_sub(1, Ordering::Relaxed);
         });

@@ -21,33 +21,35 @@
 //! run every queued and spawned job: it leaves only once the pool is
 //! stopping and the queue is empty after a region (whose end means every
 //! job it ran has finished), and no spawned job still runs on a relief
-//! thread (it polls for their end, sleeping between polls: [`Backoff`]).
+//! thread (whose every finished job rings its bell). As it leaves, it stops
+//! the team, whose workers then end (the pool's drop may have returned at
+//! once, `Builder::detach_on_drop`).
 
 use super::current::with_current_pool;
 use super::pace::Pace;
 use super::relief::Relief;
 use super::ThreadPool;
 use crate::error::Error;
-use crate::nest::inject::spawned::SpawnJob;
+use crate::nest::inject::links::End;
+use crate::nest::inject::spawned::{FifoTurn, SpawnJob};
 use crate::nest::looks::Looks;
 use crate::nest::region::enter_serving;
 use crate::nest::worker::Worker;
-use crate::nest::Nest;
+use crate::nest::{Nest, SpawnOrder};
 use crate::team::Team;
-use crate::threads::{thread_builder, WorkerHandler};
+use crate::threads::thread_builder;
 use std::string::String;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// Starts the serving thread of the pool made of `team` and `nest`,
-/// named `name`; `on_start` and `on_exit` get its index, 0.
+/// named `name` (`None`: unnamed). It is not one of the pool's indices,
+/// and runs no handler.
 pub(crate) fn start(
-    name: String,
+    name: Option<String>,
     stack_size: Option<usize>,
     team: &Arc<Team>,
     nest: &Arc<Nest>,
-    on_start: Option<WorkerHandler>,
-    on_exit: Option<WorkerHandler>,
 ) -> Result<JoinHandle<()>, Error> {
     let relief = Relief::new(name.clone(), stack_size);
     let builder = thread_builder(name, stack_size);
@@ -55,71 +57,31 @@ pub(crate) fn start(
     let (team, nest) = (Arc::clone(team), Arc::clone(nest));
     let server = builder
         .spawn(move || {
-            if let Some(on_start) = on_start {
-                on_start(0);
-            }
             nest.injector.mark_started();
             serve(&team, &nest, relief);
-            if let Some(on_exit) = on_exit {
-                on_exit(0);
-            }
+            // The pool has stopped, and its drop may have returned at once
+            // (`Builder::detach_on_drop`): its workers leave with the team.
+            team.stop();
         })
         .map_err(|source| Error::Spawn { index: 0, source })?;
     // The thread's start (its own allocations included) is over when the
     // pool is returned: nothing of it lands in a caller's first calls.
     while !shared.injector.has_started() {
-        if server.is_finished() {
-            // Only a panicking `on_start` ends it before it starts.
-            let _ = server.join();
-            let source = std::io::Error::other("the serving thread's start handler panicked");
-            return Err(Error::Spawn { index: 0, source });
-        }
         std::thread::yield_now();
     }
     Ok(server)
 }
 
-/// The serving thread's whole life, for a thread someone else starts
-/// (`Builder::build_with`): handlers around [`serve`]. Its relief threads
-/// (`relief.rs`) get `relief`'s name and stack size.
-pub(crate) fn run(
-    team: &Arc<Team>,
-    nest: &Arc<Nest>,
-    relief: Relief,
-    on_start: Option<WorkerHandler>,
-    on_exit: Option<WorkerHandler>,
-) -> std::boxed::Box<dyn FnOnce() + Send> {
-    let (team, nest) = (Arc::clone(team), Arc::clone(nest));
-    std::boxed::Box::new(move || {
-        if let Some(on_start) = on_start {
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| on_start(0)));
-        }
-        serve(&team, &nest, relief);
-        if let Some(on_exit) = on_exit {
-            on_exit(0);
-        }
-    })
-}
-
 /// The serving thread's loop: wait for queued work, run it in a region,
-/// until the pool stops with nothing queued. How long it spins for more
-/// work before it leaves a region is [`Pace`]'s.
+/// until the pool stops with nothing queued.
 fn serve(team: &Team, nest: &Arc<Nest>, mut relief: Relief) {
     let injector = &nest.injector;
-    // In rayon's model the spin follows the work, unless the pool's policy
-    // is never to park.
-    let adapts = nest.hand_over_always && nest.waiter().parks();
-    let mut pace = Pace::new(nest.waiter(), adapts);
+    // The team's spin after a fork serves the callers, who are thread 0 of
+    // most of its forks, unseen here: the spin stays whole.
+    let mut pace = Pace::whole(nest.waiter());
     // Parks when idle whatever the pool's policy: waiting for work to be
-    // handed over is not on a fork's path. Without a spin where the pace
-    // adapts: the drain that ended the last region just spun.
-    let waiter = if adapts {
-        nest.waiter().parking().spinning_at_most(0)
-    } else {
-        nest.waiter().parking()
-    };
-    // Polls while the pool stops and a spawned job still runs elsewhere.
-    let mut stopping = Backoff::default();
+    // handed over is not on a fork's path.
+    let waiter = nest.waiter().parking();
     loop {
         while injector.is_empty() {
             if nest.is_stopping() && injector.is_empty() {
@@ -127,9 +89,13 @@ fn serve(team: &Team, nest: &Arc<Nest>, mut relief: Relief) {
                     return;
                 }
                 // A spawned job still runs elsewhere (on a relief thread,
-                // for as long as it takes): poll for its end, or for the
-                // jobs it spawns, without holding a CPU meanwhile.
-                stopping.wait();
+                // which rings after each job): wait for its end, or for
+                // the jobs it spawns.
+                injector.serve_bell.wait(
+                    &waiter,
+                    || !injector.is_empty() || !injector.has_spawned(),
+                    || {},
+                );
                 continue;
             }
             injector.serve_bell.wait(
@@ -139,50 +105,14 @@ fn serve(team: &Team, nest: &Arc<Nest>, mut relief: Relief) {
             );
         }
         pace.arrived();
-        let served = enter_serving(team, nest, |worker| {
-            drain(nest, worker, &mut pace);
-            if !pace.is_whole() {
-                // Work comes rarer than the spin budget: the team's other
-                // threads park as the region ends, rather than spin for a
-                // fork that will not come within it.
-                team.sleep(0);
-            }
-        });
+        let served = enter_serving(team, nest, |worker| drain(nest, worker, &mut pace));
         if served.is_none() && injector.has_queued_spawned() {
             // A region held the team for the whole busy wait. Its idle
-            // threads take handed-over calls, not detached jobs, and its
-            // root may be waiting for one (an `in_place_scope` from outside
-            // the pool, say).
+            // threads take no queued work, and its root may be waiting for
+            // a detached job (an `in_place_scope` from outside the pool,
+            // say).
             relief.relieve(nest);
         }
-    }
-}
-
-/// The serving thread's poll while its pool stops and a spawned job runs
-/// elsewhere: `yield_now` for the first few polls (a job that is about to
-/// end), then sleeps that double from 1 µs up to [`Backoff::LONGEST`]. A
-/// poll, not a wake-up: the end of such a job rings no bell, and the pool's
-/// drop may wait for the poll's last sleep after it.
-#[derive(Default)]
-struct Backoff {
-    polls: u32,
-}
-
-impl Backoff {
-    /// Polls that only `yield_now`.
-    const YIELDS: u32 = 16;
-    /// The longest sleep between two polls.
-    const LONGEST: std::time::Duration = std::time::Duration::from_millis(1);
-
-    fn wait(&mut self) {
-        if self.polls < Self::YIELDS {
-            std::thread::yield_now();
-        } else {
-            let doubling = (self.polls - Self::YIELDS).min(10);
-            let sleep = std::time::Duration::from_micros(1 << doubling).min(Self::LONGEST);
-            std::thread::sleep(sleep);
-        }
-        self.polls = self.polls.saturating_add(1);
     }
 }
 
@@ -190,23 +120,6 @@ impl Backoff {
 /// they offer, until none has come for the spin `pace` gives.
 fn drain(nest: &Nest, worker: &Worker, pace: &mut Pace) {
     let injector = &nest.injector;
-    if !nest.server_runs_jobs && worker.in_region() {
-        // Only holds the team while work is queued: the region's other
-        // threads take it (`Builder::serving_thread_runs_jobs`). It still
-        // runs its mail (`drain`: it has no other jobs of its own), which
-        // a job that broadcasts waits for.
-        loop {
-            worker.drain();
-            if injector.is_empty()
-                && !nest
-                    .waiter()
-                    .spin(|| !injector.is_empty() || worker.has_mail())
-            {
-                return;
-            }
-            std::thread::yield_now();
-        }
-    }
     let mut looks = Looks::new(nest.waiter());
     loop {
         if let Some(job) = injector.pop() {
@@ -226,9 +139,7 @@ fn drain(nest: &Nest, worker: &Worker, pace: &mut Pace) {
         }
         worker.ask_for_work();
         pace.emptied();
-        if looks.spin_at_most(pace.limit(), || {
-            !injector.is_empty() || worker.has_work(true)
-        }) {
+        if looks.spin_at_most(pace.limit(), || !injector.is_empty() || worker.has_work()) {
             // Work came within the spin: spinning pays.
             pace.arrived();
             continue;
@@ -253,28 +164,53 @@ fn wait_for_running(nest: &Nest, worker: &Worker, looks: &Looks<'_>) {
     let injector = &nest.injector;
     looks.wait(
         nest.bell(),
-        || !injector.is_empty() || worker.has_work(true) || !injector.is_running(),
+        || !injector.is_empty() || worker.has_work() || !injector.is_running(),
         || worker.ask_for_work(),
     );
 }
 
-/// Queues `job` on `nest`'s pool, in front (runs next) or at the back.
-fn push_spawned<F: FnOnce() + Send + 'static>(nest: &Nest, job: F, front: bool) {
+/// Where a spawned job comes from, which decides where it queues.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum From {
+    /// `spawn` on a thread working for the pool: the job runs next if the
+    /// pool runs the newest spawned job first (rayon's per-thread LIFO),
+    /// else last.
+    Inside,
+    /// `spawn_fifo` on such a thread: after the jobs spawned so before
+    /// it, in a turn that comes next (as `Inside` would).
+    InsideFifo,
+    /// Elsewhere: after every job queued before it.
+    Outside,
+}
+
+/// Queues `job` on `nest`'s pool, where `from` says.
+fn push_spawned<F: FnOnce() + Send + 'static>(nest: &Nest, job: F, from: From) {
     let job = SpawnJob::into_raw(job, &nest.injector);
+    let newest_first = nest.spawn_order() == SpawnOrder::NewestFirst;
+    let (job, end) = match from {
+        From::Inside if newest_first => (job, End::Front),
+        From::InsideFifo if newest_first => {
+            // SAFETY: a boxed job, alive until a turn runs it.
+            unsafe { nest.injector.push_fifo(job) };
+            (FifoTurn::into_raw(), End::Front)
+        }
+        _ => (job, End::Back),
+    };
     // SAFETY: a boxed job, alive until its runner frees it.
-    unsafe { nest.injector.push(job, front) };
+    unsafe { nest.injector.push(job, end) };
     nest.ring_injected();
 }
 
-/// Runs `f` with the nest of the pool a call on this thread belongs to,
-/// and whether this thread works for that pool (a region's thread, or
-/// inside its `install`).
-fn with_current_nest<R>(f: impl FnOnce(&Nest, bool) -> R) -> R {
+/// Queues `job` on the pool a call on this thread belongs to, as `from`
+/// says if this thread works for that pool (a region's thread, or inside
+/// its `install`), else as from outside.
+fn push_on_current<F: FnOnce() + Send + 'static>(job: F, from: From) {
     Worker::with_current(|worker| match worker {
-        Some(worker) => f(worker.nest(), true),
+        Some(worker) => push_spawned(worker.nest(), job, from),
         None => with_current_pool(|pool| {
-            let inside = !super::current::installed_is_none_or(|_| false);
-            f(pool.nest(), inside)
+            let outside = super::current::installed_is_none_or(|_| false);
+            let from = if outside { From::Outside } else { from };
+            push_spawned(pool.nest(), job, from)
         }),
     })
 }
@@ -286,15 +222,15 @@ fn with_current_nest<R>(f: impl FnOnce(&Nest, bool) -> R) -> R {
 /// runs first (LIFO, as rayon's per-thread order); from outside, in the
 /// order spawned.
 ///
-/// While a region holds the pool's threads (an `in_place_scope` called from
-/// outside the pool, say), its jobs wait for them, for the pool's
+/// In tine's model, while a caller's region holds the pool's threads, its
+/// jobs wait for them, for the pool's
 /// [`busy_wait`](crate::pool::Builder::busy_wait) at most; then a relief
 /// thread, started for them, runs them one at a time, each alone (their
-/// joins inline, as on a busy pool), so that such a scope may wait for a
+/// joins inline, as on a busy pool), so that such a region may wait for a
 /// job it spawned.
 ///
-/// No job is lost: the pool runs every one before it drops (the global
-/// pool lives as long as the process). A panic in `job` goes to the pool's
+/// No job is lost: the pool's threads run every one before they end (the
+/// global pool lives as long as the process). A panic in `job` goes to the pool's
 /// [`panic_handler`](crate::pool::Builder::panic_handler); without one, the
 /// process aborts, as rayon's does.
 ///
@@ -309,7 +245,7 @@ fn with_current_nest<R>(f: impl FnOnce(&Nest, bool) -> R) -> R {
 /// assert_eq!(receiver.recv().unwrap(), 42);
 /// ```
 pub fn spawn<F: FnOnce() + Send + 'static>(job: F) {
-    with_current_nest(|nest, inside| push_spawned(nest, job, inside));
+    push_on_current(job, From::Inside);
 }
 
 /// As [`spawn`], but jobs spawned from one thread start in the order
@@ -327,7 +263,7 @@ pub fn spawn<F: FnOnce() + Send + 'static>(job: F) {
 /// # Ok::<(), tine::Error>(())
 /// ```
 pub fn spawn_fifo<F: FnOnce() + Send + 'static>(job: F) {
-    with_current_nest(|nest, _| push_spawned(nest, job, false));
+    push_on_current(job, From::InsideFifo);
 }
 
 impl ThreadPool {
@@ -342,15 +278,30 @@ impl ThreadPool {
     /// # Ok::<(), tine::Error>(())
     /// ```
     pub fn spawn<F: FnOnce() + Send + 'static>(&self, job: F) {
-        let inside = Worker::with_current(|worker| {
-            worker.is_some_and(|worker| worker.belongs_to(self.nest()))
-        }) || !super::current::installed_is_none_or(|pool| !core::ptr::eq(pool, self));
-        push_spawned(self.nest(), job, inside);
+        let from = if self.works_here() {
+            From::Inside
+        } else {
+            From::Outside
+        };
+        push_spawned(self.nest(), job, from);
     }
 
     /// [`spawn_fifo`] on this pool: `job` runs on its threads, detached,
-    /// after the jobs spawned before it.
+    /// after the jobs spawned before it (from this thread, if it is one of
+    /// the pool's).
     pub fn spawn_fifo<F: FnOnce() + Send + 'static>(&self, job: F) {
-        push_spawned(self.nest(), job, false);
+        let from = if self.works_here() {
+            From::InsideFifo
+        } else {
+            From::Outside
+        };
+        push_spawned(self.nest(), job, from);
+    }
+
+    /// Whether this thread works for this pool: one of its region's or
+    /// resident threads, or inside its `install`.
+    fn works_here(&self) -> bool {
+        Worker::with_current(|worker| worker.is_some_and(|worker| worker.belongs_to(self.nest())))
+            || !super::current::installed_is_none_or(|pool| !core::ptr::eq(pool, self))
     }
 }

@@ -84,6 +84,18 @@ pub unsafe trait ForkJoin: Sync {
     /// bounded time, parked, and then runs inline too (see [`Team`]).
     fn fork_join(&self, share: &Share<'_>);
 
+    /// As [`ForkJoin::fork_join`], for shares that must each run on a
+    /// thread of their own, at once (the sides of a barrier, per-thread
+    /// set-up): where a pool would otherwise run a fork's shares through
+    /// whichever of its threads are free (a busy pool, or one whose threads
+    /// run every call), it hands each share to a thread of its own.
+    /// [`ForkJoin::for_threads`] forks this way. By default,
+    /// [`ForkJoin::fork_join`].
+    #[inline]
+    fn fork_join_each_thread(&self, share: &Share<'_>) {
+        self.fork_join(share);
+    }
+
     /// Per-thread slots for the partial results of reductions, owned by the
     /// pool so that a parallel-iterator call allocates nothing; `None` if
     /// the pool has none (then such a call allocates its slots).
@@ -111,7 +123,7 @@ pub unsafe trait ForkJoin: Sync {
         Self: Sized,
         F: Fn(usize, usize) + Sync,
     {
-        self.fork_join(&f);
+        self.fork_join_each_thread(&f);
     }
 
     /// Runs `f` once for every task in `0..n`, each thread taking one

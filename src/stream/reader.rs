@@ -21,7 +21,7 @@
 
 use super::error::StreamError;
 use super::scan;
-use super::sizing::Sizer;
+use super::sizing::{Sizer, Workers};
 use super::state::{Shared, StopOnUnwind};
 use std::io::{ErrorKind, Read};
 use std::sync::Arc;
@@ -64,7 +64,7 @@ pub(crate) fn read_all<R: Read, E>(shared: &Shared<E>, input: R, cutter: Cutter)
         stats: ReadStats::default(),
         mean_record: 1,
         backlog: 0,
-        starving: false,
+        workers: Workers::Fed,
     };
     let failure = reader.run().err().flatten();
     reader.stats.final_batch = reader.cutter.sizer.current();
@@ -85,7 +85,7 @@ struct Reader<'a, R, E> {
     mean_record: usize,
     /// The backlog and starvation seen at the last publication.
     backlog: usize,
-    starving: bool,
+    workers: Workers,
 }
 
 /// `Err(None)`: the stream stopped for another role's reason.
@@ -167,18 +167,18 @@ impl<R: Read, E> Reader<'_, R, E> {
             let size = self
                 .cutter
                 .sizer
-                .next(self.backlog + estimate, self.starving);
+                .next(self.backlog + estimate, self.workers);
             let (take, cut) = match scan::nth_end(&buffer[start..end], delimiter, size) {
                 Ok(cut) => (size, start + cut),
                 Err(found) => (found + unterminated, end),
             };
             let first = self.stats.records;
-            let (backlog, starving) = self
+            let (backlog, workers) = self
                 .shared
                 .publish(&buffer, start..cut, first, take)
                 .ok_or(None)?;
             self.backlog = backlog;
-            self.starving = starving;
+            self.workers = workers;
             self.stats.records += take as u64;
             self.stats.batches += 1;
             self.stats.peak_batch = self.stats.peak_batch.max(take);

@@ -20,7 +20,6 @@ use super::reader::{read_all, Cutter, ReadStats};
 use super::sizing::Sizer;
 use super::state::{Next, Shared, StopOnUnwind};
 use super::StreamStats;
-use crate::nest::region::fork_on_caller;
 use crate::pool::ThreadPool;
 use std::io::{Read, Write};
 use std::vec::Vec;
@@ -111,9 +110,7 @@ impl ThreadPool {
                 .spawn_scoped(scope, || read_all(&shared, input, cutter))
                 .map_err(StreamError::Thread)?;
             // Never handed over: the writer is the share on this thread.
-            fork_on_caller(self.team(), self.nest(), &|_, _| {
-                share(&shared, &writer, &f, delimiter)
-            });
+            self.fork_with_caller(&|_, _| share(&shared, &writer, &f, delimiter));
             match reader.join() {
                 Ok(stats) => Ok(stats),
                 Err(payload) => std::panic::resume_unwind(payload),

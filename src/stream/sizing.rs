@@ -15,6 +15,16 @@
 //!   backlog between two large reads does not shrink batches; a producer
 //!   that slows down does, so its records are handed out as they come.
 
+/// What the workers did at the cutter's last hand-off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Workers {
+    /// None waited for work, or work was queued for them: input keeps up.
+    Fed,
+    /// Some waited for work while nothing was queued: input stalls, and
+    /// only this shrinks the batches.
+    Starving,
+}
+
 /// The controller's state: the current size.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sizer {
@@ -38,11 +48,11 @@ impl Sizer {
     /// The size of the next batch, given the backlog in records and whether
     /// workers starve while input stalls.
     #[inline]
-    pub(crate) fn next(&mut self, backlog: usize, starving: bool) -> usize {
+    pub(crate) fn next(&mut self, backlog: usize, workers: Workers) -> usize {
         let target = backlog.div_ceil(self.threads).clamp(self.min, self.max);
         if target > self.current {
             self.current = target;
-        } else if target < self.current && starving {
+        } else if target < self.current && workers == Workers::Starving {
             self.current = (self.current / 2).max(target);
         }
         self.current
@@ -56,18 +66,18 @@ impl Sizer {
 
 #[cfg(test)]
 mod tests {
-    use super::Sizer;
+    use super::{Sizer, Workers};
 
     #[test]
     fn grows_at_once_and_shrinks_only_when_starving() {
         let mut sizer = Sizer::new(1, 1000, 2);
-        assert_eq!(sizer.next(10, false), 5);
-        assert_eq!(sizer.next(100_000, false), 1000); // clamped, at once
-        assert_eq!(sizer.next(10, false), 1000); // a dip: kept
-        assert_eq!(sizer.next(10, true), 500); // starving: halves
-        assert_eq!(sizer.next(10, true), 250);
+        assert_eq!(sizer.next(10, Workers::Fed), 5);
+        assert_eq!(sizer.next(100_000, Workers::Fed), 1000); // clamped, at once
+        assert_eq!(sizer.next(10, Workers::Fed), 1000); // a dip: kept
+        assert_eq!(sizer.next(10, Workers::Starving), 500); // starving: halves
+        assert_eq!(sizer.next(10, Workers::Starving), 250);
         for _ in 0..20 {
-            sizer.next(10, true);
+            sizer.next(10, Workers::Starving);
         }
         assert_eq!(sizer.current(), 5); // not below backlog / threads
     }

@@ -32,6 +32,7 @@
 //! work finish, and every waiter wakes and leaves.
 
 use super::error::StreamError;
+use super::sizing::Workers;
 use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -171,7 +172,7 @@ impl<E> Shared<E> {
         range: Range<usize>,
         first_record: u64,
         len: usize,
-    ) -> Option<(usize, bool)> {
+    ) -> Option<(usize, Workers)> {
         let mut state = self.lock();
         let index = loop {
             if state.stop {
@@ -182,7 +183,11 @@ impl<E> Shared<E> {
             }
             state = self.wait(&self.room, state);
         };
-        let starving = state.idle > 0 && state.filled.is_empty();
+        let workers = if state.idle > 0 && state.filled.is_empty() {
+            Workers::Starving
+        } else {
+            Workers::Fed
+        };
         let slot = &mut state.slots[index];
         slot.phase = Phase::Filled;
         slot.buffer = Some(Arc::clone(buffer));
@@ -199,7 +204,7 @@ impl<E> Shared<E> {
         drop(state);
         self.work.notify_one();
         self.output.notify_one();
-        Some((backlog, starving))
+        Some((backlog, workers))
     }
 
     /// The reader is done, with its error if it failed.

@@ -4,10 +4,11 @@
 //! `std_env.rs` has the same items for builds with `std`; `team/mod.rs`
 //! picks one of the two, once.
 
+use super::lock::Wait;
 use super::Team;
 use crate::sync::{AtomicU32, Generation, Ordering};
 use crate::wait::Waiter;
-use crate::wait::LOCK_HELD;
+use crate::wait::{Claim, LOCK_HELD};
 
 /// Nothing: no parking, and panics are not caught.
 pub(super) struct Env;
@@ -131,11 +132,11 @@ impl Env {
         &self,
         waiter: &Waiter,
         held: &AtomicU32,
-        mut try_take: impl FnMut(bool) -> bool,
-        _bounded: bool,
+        mut try_take: impl FnMut(Claim) -> bool,
+        _wait: Wait,
     ) -> bool {
         // Nothing reserves the team without `std` (no one parks).
-        while !try_take(true) {
+        while !try_take(Claim::IdleOrReserved) {
             waiter.spin_until(|| held.load(Ordering::Relaxed) != LOCK_HELD);
         }
         true

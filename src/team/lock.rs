@@ -26,7 +26,18 @@
 use super::job::Job;
 use super::{env, Team};
 use crate::sync::Ordering;
-use crate::wait::{LOCK_HELD, LOCK_IDLE, LOCK_RESERVED};
+use crate::wait::{Claim, LOCK_HELD, LOCK_IDLE, LOCK_RESERVED};
+
+/// How long a caller waits for a busy team ([`env::Env::wait_for_idle`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Wait {
+    /// For the busy wait at most (then it runs inline): a caller that may
+    /// be a helper the holder waits for.
+    Bounded,
+    /// For as long as it takes: a caller the holder cannot be waiting for
+    /// (`stop`).
+    Unbounded,
+}
 
 impl Team {
     /// Takes the team, waiting for a busy team when that is safe. Returns
@@ -54,9 +65,9 @@ impl Team {
     }
 
     /// A waiting caller's attempt: an idle team, or a reserved one once it
-    /// has waited its turn (`parked`).
-    fn try_take_waiting(&self, parked: bool) -> bool {
-        self.try_take() || (parked && self.try_take_from(LOCK_RESERVED))
+    /// has waited its turn ([`Claim::IdleOrReserved`]).
+    fn try_take_waiting(&self, claim: Claim) -> bool {
+        self.try_take() || (claim == Claim::IdleOrReserved && self.try_take_from(LOCK_RESERVED))
     }
 
     #[cold]
@@ -72,8 +83,8 @@ impl Team {
         self.env.wait_for_idle(
             &self.waiter,
             held,
-            |parked| self.try_take_waiting(parked),
-            true,
+            |claim| self.try_take_waiting(claim),
+            Wait::Bounded,
         )
     }
 
@@ -84,8 +95,8 @@ impl Team {
         let taken = self.env.wait_for_idle(
             &self.waiter,
             held,
-            |parked| self.try_take_waiting(parked),
-            false,
+            |claim| self.try_take_waiting(claim),
+            Wait::Unbounded,
         );
         debug_assert!(taken, "an unbounded wait always takes the team");
     }
@@ -97,7 +108,7 @@ impl Team {
     pub(super) fn take_for_serving(&self) -> bool {
         let held = &self.lock_line.held;
         self.env
-            .wait_for_idle_serving(&self.waiter, held, |parked| self.try_take_waiting(parked))
+            .wait_for_idle_serving(&self.waiter, held, |claim| self.try_take_waiting(claim))
     }
 
     /// Hands the team back. A stop requested meanwhile is passed on to the

@@ -145,7 +145,8 @@ pub use job::Share;
 pub(crate) use nesting::in_fork as in_task;
 #[cfg(feature = "std")]
 pub(crate) use nesting::{
-    frames_contain, innermost_fork_threads, innermost_frame_id, innermost_thread_index,
+    frames_contain, innermost_fork_threads, innermost_frame_id, innermost_thread_index, leave,
+    Frame, Outer,
 };
 
 use crate::error::Error;

@@ -90,6 +90,26 @@ impl Frame {
         }
     }
 
+    /// The frame of a thread that stays with `team`'s pool for the pool's
+    /// whole life (a thread of a pool in rayon's model, or the thread that
+    /// built such a pool as its thread 0): it stands for a fork of `team`
+    /// on `threads` threads of which this is thread `index`, enclosed by no
+    /// other, so [`frames_contain`] finds the pool's team, and the thread's
+    /// index and count are the pool's.
+    pub(crate) fn resident(team: &Team, index: usize, threads: usize) -> Self {
+        Frame {
+            team,
+            threads,
+            parent: core::ptr::null(),
+            tag: index.min(INDEX as usize) as u32,
+        }
+    }
+
+    /// Whether this is the thread's innermost frame.
+    pub(crate) fn is_innermost(&self) -> bool {
+        CURRENT_FRAME.with(|current| core::ptr::eq(current.get(), self))
+    }
+
     /// Whether this is a worker's frame.
     #[inline]
     fn is_worker(&self) -> bool {

@@ -20,13 +20,14 @@
 //! `bare_env.rs` has the same items for builds without `std`; `team/mod.rs`
 //! picks one of the two, once.
 
+use super::lock::Wait;
 use super::nesting::Frame as NestingFrame;
 use super::nesting::{frames_contain, in_fork};
 use super::panic::{drop_payload, PanicSlot};
 use super::Team;
 use crate::error::Error;
 use crate::sync::{AtomicU32, Generation};
-use crate::wait::{Parking, WaitPolicy, Waiter};
+use crate::wait::{Claim, Parking, WaitPolicy, Waiter};
 use core::time::Duration;
 use std::vec::Vec;
 
@@ -60,16 +61,19 @@ impl Env {
 
     /// A caller's wait for a busy team, outside any task: parks until
     /// `try_take` succeeds or the busy wait runs out (then false: run
-    /// inline). With `bounded` false (`stop`), waits for as long as it
+    /// inline). With [`Wait::Unbounded`] (`stop`), waits for as long as it
     /// takes.
     pub(super) fn wait_for_idle(
         &self,
         waiter: &Waiter,
         held: &AtomicU32,
-        try_take: impl FnMut(bool) -> bool,
-        bounded: bool,
+        try_take: impl FnMut(Claim) -> bool,
+        wait: Wait,
     ) -> bool {
-        let limit = bounded.then_some(self.busy_wait);
+        let limit = match wait {
+            Wait::Bounded => Some(self.busy_wait),
+            Wait::Unbounded => None,
+        };
         self.parking.wait_for_idle(waiter, held, try_take, limit)
     }
 
@@ -80,7 +84,7 @@ impl Env {
         &self,
         waiter: &Waiter,
         held: &AtomicU32,
-        try_take: impl FnMut(bool) -> bool,
+        try_take: impl FnMut(Claim) -> bool,
     ) -> bool {
         let limit = self.busy_wait.max(SERVING_WAIT_MIN);
         self.parking

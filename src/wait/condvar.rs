@@ -85,4 +85,16 @@ impl Backend {
         self.condvar.notify_all();
         true
     }
+
+    /// Wakes one thread blocked in `wait`, if any; returns true (it cannot
+    /// tell whether anyone was blocked).
+    pub(crate) fn wake_one(&self, word: &AtomicU32) -> bool {
+        let _ = word;
+        let _guard = self
+            .lock
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        self.condvar.notify_one();
+        true
+    }
 }

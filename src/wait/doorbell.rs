@@ -52,12 +52,37 @@ impl Doorbell {
         }
     }
 
+    /// [`Doorbell::ring`] that wakes one parked thread, not all: for an
+    /// event any one of them can take on (a job queued for whichever thread
+    /// comes), where waking all would cost every sleeper a wake-up for one
+    /// job. A thread that announced itself but has not parked yet sees the
+    /// event in its last check, as for `ring`.
+    /// Returns whether a thread was parked, or about to park (then one was
+    /// woken, or will see the event).
+    #[inline]
+    pub(crate) fn ring_one(&self) -> bool {
+        // Dekker: pairs with the slow fence in `wait`.
+        self.backend.fast_fence();
+        if self.bell.sleepers.load(Ordering::Relaxed) != 0 {
+            self.wake_one();
+            return true;
+        }
+        false
+    }
+
     #[cold]
     fn wake(&self) {
         // Release: pairs with the Acquire load in `wait`, so a parker that
         // reads the new epoch also sees the event stored before this ring.
         self.bell.epoch.fetch_add(1, Ordering::Release);
         self.backend.wake_all(&self.bell.epoch);
+    }
+
+    #[cold]
+    fn wake_one(&self) {
+        // Release: as in `wake`.
+        self.bell.epoch.fetch_add(1, Ordering::Release);
+        self.backend.wake_one(&self.bell.epoch);
     }
 
     /// Spins by `waiter` until `ready`, then parks once until a ring (or a

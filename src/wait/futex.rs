@@ -97,17 +97,29 @@ impl Backend {
 
     /// Wakes every thread blocked on `word`; returns whether it woke any.
     pub(crate) fn wake_all(&self, word: &AtomicU32) -> bool {
-        // SAFETY: FUTEX_WAKE only uses the address as a key; `word` is live.
-        let woken = unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                word.as_ptr(),
-                libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
-                i32::MAX,
-            )
-        };
-        woken > 0
+        futex_wake(word, i32::MAX)
     }
+
+    /// Wakes one thread blocked on `word`, if any; returns whether it woke
+    /// one.
+    pub(crate) fn wake_one(&self, word: &AtomicU32) -> bool {
+        futex_wake(word, 1)
+    }
+}
+
+/// `FUTEX_WAKE` of up to `count` threads blocked on `word`; whether it woke
+/// any.
+fn futex_wake(word: &AtomicU32, count: i32) -> bool {
+    // SAFETY: FUTEX_WAKE only uses the address as a key; `word` is live.
+    let woken = unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+            count,
+        )
+    };
+    woken > 0
 }
 
 /// From the Linux UAPI `linux/membarrier.h`.

@@ -4,8 +4,9 @@
 //! Why it exists: a reader that polls such a line at every micro-yield
 //! takes it away from its writer between two writes, and each of the
 //! writer's next stores waits for the line to come back (a cache-line
-//! transfer, 50 to 500 ns). An idle thread of a region reads every
-//! working thread's offer slot, which rayon's model writes at every join.
+//! transfer, tens to hundreds of nanoseconds). An idle thread of a region
+//! reads every working thread's offer slot, which a resident worker
+//! (rayon's model) writes at every join.
 //!
 //! The invariant: the first look comes at poll `first`, and the gap to the
 //! next one doubles each time, up to `every` (or `first`, if larger); so a

@@ -97,6 +97,17 @@ pub(crate) const LOCK_HELD: u32 = 1;
 /// it: a caller that has not waited its turn leaves it to them (see
 /// [`parking::Parking::wait_for_idle`]).
 pub(crate) const LOCK_RESERVED: u32 = 2;
+/// What one attempt to take a busy team's lock may take (the `try_take` of
+/// [`parking::Parking::wait_for_idle`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Claim {
+    /// Only an idle team ([`LOCK_IDLE`]): the caller has not parked yet.
+    #[cfg_attr(not(feature = "std"), allow(dead_code))] // no one parks without std
+    Idle,
+    /// An idle team, or one reserved for the parked callers
+    /// ([`LOCK_RESERVED`]): the caller has parked at least once.
+    IdleOrReserved,
+}
 /// How long a caller that has not parked yet sleeps on a team reserved for
 /// the parked ones before it looks again: no hand-back wakes it then.
 #[cfg(all(feature = "std", not(loom)))]
@@ -196,9 +207,9 @@ pub const OVERSUBSCRIBED_SPIN: Duration = Duration::ZERO;
 
 /// The longest a spin holds its core without a `yield_now`. It is also how a
 /// thread first finds its partner queued behind it (see above): without it,
-/// a stacked caller and worker hand over once per spin budget, measured at
-/// 1.5 ms per fork-join. Hot forks never wait this long, so it costs them
-/// nothing.
+/// a stacked caller and worker would hand over once per spin budget, a
+/// whole budget per fork-join. Hot forks never wait this long, so it costs
+/// them nothing.
 #[cfg(feature = "std")]
 const GIVE_WAY_EVERY: Duration = Duration::from_micros(50);
 

@@ -23,7 +23,7 @@
 use super::backend::Backend;
 #[cfg(not(loom))]
 use super::RESERVED_NAP;
-use super::{Waiter, LOCK_HELD, LOCK_IDLE, LOCK_RESERVED};
+use super::{Claim, Waiter, LOCK_HELD, LOCK_IDLE, LOCK_RESERVED};
 use crate::sync::{fence, AtomicBool, AtomicU32, Ordering};
 use core::time::Duration;
 use crossbeam_utils::CachePadded;
@@ -124,9 +124,9 @@ impl Parking {
     /// `woke_workers`: this fork had to wake parked workers. They need a CPU,
     /// and the one the caller frees by parking at once is the fastest to get:
     /// an idle CPU may sit in a deep sleep state (or, in a virtual machine, a
-    /// halted vCPU the host has descheduled), which measured here as 0.1 to
-    /// 2 ms against about 15 µs for the caller's own. So such a join skips
-    /// the spin.
+    /// halted vCPU the host has descheduled), whose wake-up takes far longer
+    /// than the caller's own CPU changing threads. So such a join skips the
+    /// spin.
     pub(crate) fn wait_for_join(
         &self,
         waiter: &Waiter,
@@ -176,17 +176,18 @@ impl Parking {
     }
 
     /// Waits until `try_take` succeeds, parking on `held` (the team's
-    /// lock word) while the team is busy. `try_take(parked)` takes an idle
-    /// team, and a reserved one if `parked` (this caller has parked at
-    /// least once): see "Turns" above. Returns false if `limit` passed
-    /// first (never under loom, whose models check the wake-up itself).
+    /// lock word) while the team is busy. `try_take(claim)` takes an idle
+    /// team, and with [`Claim::IdleOrReserved`] (once this caller has
+    /// parked) a reserved one too: see "Turns" above. Returns false if
+    /// `limit` passed first (never under loom, whose models check the
+    /// wake-up itself).
     /// Spins for the waiter's budget first, then parks whatever the policy:
     /// a busy team may stay busy for a long fork.
     pub(crate) fn wait_for_idle(
         &self,
         waiter: &Waiter,
         held: &AtomicU32,
-        mut try_take: impl FnMut(bool) -> bool,
+        mut try_take: impl FnMut(Claim) -> bool,
         limit: Option<Duration>,
     ) -> bool {
         // A caller that finds others already waiting is not next: it parks
@@ -194,7 +195,9 @@ impl Parking {
         // CPUs than callers, spinners would take the CPUs from the fork
         // they wait for).
         let queued = self.has_busy_waiters();
-        if !queued && waiter.spin(|| held.load(Ordering::Relaxed) == LOCK_IDLE && try_take(false)) {
+        if !queued
+            && waiter.spin(|| held.load(Ordering::Relaxed) == LOCK_IDLE && try_take(Claim::Idle))
+        {
             return true;
         }
         #[cfg(not(loom))]
@@ -206,9 +209,13 @@ impl Parking {
         };
         // Under loom, whose time does not pass, a reserved team is anyone's
         // (no nap ends): its models check the hand-back, not the turns.
-        let mut parked = cfg!(loom);
+        let mut claim = if cfg!(loom) {
+            Claim::IdleOrReserved
+        } else {
+            Claim::Idle
+        };
         loop {
-            if try_take(parked) {
+            if try_take(claim) {
                 return true;
             }
             let remaining = match deadline {
@@ -224,8 +231,8 @@ impl Parking {
             let seen = held.load(Ordering::Relaxed);
             if fenced && seen == LOCK_HELD {
                 self.backend.wait_timeout(held, seen, remaining);
-                parked = true;
-            } else if fenced && seen == LOCK_RESERVED && !parked {
+                claim = Claim::IdleOrReserved;
+            } else if fenced && seen == LOCK_RESERVED && claim == Claim::Idle {
                 // Not ours yet: the parked callers' turn. No hand-back
                 // comes to wake this nap, so it is short.
                 #[cfg(not(loom))]
@@ -233,13 +240,13 @@ impl Parking {
                 #[cfg(loom)]
                 let nap = remaining;
                 self.backend.wait_timeout(held, seen, nap);
-                parked = true;
+                claim = Claim::IdleOrReserved;
             }
             self.announced.busy_waiters.fetch_sub(1, Ordering::Relaxed);
             if !fenced {
                 // Cannot park safely: give the core away between polls.
                 super::give_way(waiter);
-                parked = true;
+                claim = Claim::IdleOrReserved;
             }
         }
     }

@@ -84,6 +84,12 @@ pub(super) fn mark(stacked: bool) {
     MARK.with(|mark| mark.set(stacked));
 }
 
+/// Clears this thread's mark (until the next `yield_now` shows a partner).
+#[cfg(all(feature = "std", not(loom), not(miri), target_os = "linux"))]
+fn clear_mark() {
+    MARK.with(|mark| mark.set(false));
+}
+
 /// Sleeps briefly, so that the kernel places this thread again (on an idle
 /// CPU, if one shares its cache), unless its last try is too recent: for a
 /// waiting thread that just found a partner queued on its CPU. Clears the
@@ -103,7 +109,7 @@ pub(super) fn move_off() {
             None => Duration::MAX,
         };
         std::thread::sleep(NAP);
-        mark(false);
+        clear_mark();
         let backoff = next_backoff(BACKOFF.with(Cell::get), overdue);
         BACKOFF.with(|cell| cell.set(backoff));
         NEXT_TRY.with(|cell| cell.set(Instant::now().checked_add(backoff)));
@@ -153,9 +159,13 @@ mod tests {
 
     #[test]
     fn a_try_sets_the_next_one_and_earlier_calls_do_nothing() {
+        // The first try on this thread: its turn is `FIRST_BACKOFF` after
+        // its nap, which lies between these two readings of the clock.
+        let before = Instant::now();
         super::move_off();
+        let after = Instant::now();
         let next = NEXT_TRY.with(Cell::get).expect("a try sets its next");
-        assert!(next > Instant::now() - FIRST_BACKOFF);
+        assert!(before + FIRST_BACKOFF <= next && next <= after + FIRST_BACKOFF);
         // Calls before that turn leave it as it is.
         while Instant::now() < next {
             super::move_off();
@@ -215,6 +225,10 @@ mod tests {
                 let waiter = Waiter::new(WaitPolicy::SpinThenPark(Duration::from_millis(20)), 1);
                 // Waits that never see their event, until a try to move
                 // has been made: the partner runs in their `yield_now`s.
+                // The mark reads how long a `yield_now` took, so whether
+                // one shows the partner is up to the kernel: the waits go
+                // on until one does, the clock bounding them only as a
+                // watchdog that fails rather than hangs.
                 let start = Instant::now();
                 while NEXT_TRY.with(Cell::get).is_none()
                     && start.elapsed() < Duration::from_secs(10)

@@ -67,6 +67,16 @@ static COUNTED: AtomicUsize = AtomicUsize::new(0);
 pub(crate) struct Woken;
 
 impl Woken {
+    /// Counts an awaiter that waits yielding for a task that has just
+    /// ended (`nest/inject/task/handoff.rs`): spinners give it its CPU back
+    /// until its [`Woken::end`].
+    #[inline]
+    #[cfg(all(feature = "std", not(loom)))]
+    pub(crate) fn count() {
+        // Relaxed: as in `Woken::end`.
+        WOKEN.0.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// The caller runs again: it has seen the result whose runner counted
     /// it ([`Runner::finish`] returned true).
     #[inline]
@@ -98,6 +108,18 @@ pub(crate) fn counted() -> usize {
     COUNTED.load(Ordering::Relaxed)
 }
 
+/// How the caller of a job waits for it, which decides whether its runner
+/// counts it ([`Runner::finish`]).
+#[cfg(feature = "std")]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Caller {
+    /// Parked: counted only after a job long enough that it has parked.
+    Parked,
+    /// Yielding its CPU between polls: always counted, for a spinner on
+    /// that CPU must give it back.
+    Yielding,
+}
+
 /// The runner's side for one job: started as the job starts.
 #[cfg(feature = "std")]
 pub(crate) struct Runner {
@@ -117,17 +139,25 @@ impl Runner {
         }
     }
 
+    /// How long the job has run (zero under loom), counting no caller.
+    #[inline]
+    pub(crate) fn took(self) -> core::time::Duration {
+        #[cfg(not(loom))]
+        return self.started.elapsed();
+        #[cfg(loom)]
+        core::time::Duration::ZERO
+    }
+
     /// The job is done, its result not yet published: counts its caller as
-    /// woken unless the job was short and its caller is not `yielding` (it
-    /// waits yielding its CPU, not parked: any spinner on that CPU must
-    /// give it back). Returns whether it did, for the caller's
+    /// woken unless the job was short and the caller parked (see
+    /// [`Caller`]). Returns whether it did, for the caller's
     /// [`Woken::end`], and how long the job ran (zero under loom).
     #[inline]
-    pub(crate) fn finish(self, yielding: bool) -> (bool, core::time::Duration) {
+    pub(crate) fn finish(self, caller: Caller) -> (bool, core::time::Duration) {
         #[cfg(not(loom))]
         {
             let took = self.started.elapsed();
-            if took < SHORT_CALL && !yielding {
+            if took < SHORT_CALL && caller == Caller::Parked {
                 return (false, took);
             }
             // Relaxed: as in `Woken::end`.
@@ -139,7 +169,7 @@ impl Runner {
         }
         #[cfg(loom)]
         {
-            let _ = yielding;
+            let _ = caller;
             (false, core::time::Duration::ZERO)
         }
     }
@@ -174,14 +204,14 @@ pub(super) fn give_way(waiter: &Waiter) -> u32 {
 
 #[cfg(all(test, not(loom)))]
 mod tests {
-    use super::{Runner, Woken, SHORT_CALL};
+    use super::{Caller, Runner, Woken, SHORT_CALL};
 
     #[test]
     fn a_yielding_caller_is_counted_however_short_the_job() {
-        let (woken, _) = Runner::start().finish(true);
+        let (woken, _) = Runner::start().finish(Caller::Yielding);
         assert!(woken, "a yielding caller is always counted");
         Woken::end();
-        let (woken, took) = Runner::start().finish(false);
+        let (woken, took) = Runner::start().finish(Caller::Parked);
         assert_eq!(
             woken,
             took >= SHORT_CALL,

@@ -117,6 +117,54 @@ fn median_us(samples: usize, mut run: impl FnMut()) -> f64 {
     times[times.len() / 2]
 }
 
+/// The process's CPU time so far (user and system), from `getrusage`.
+fn cpu_time() -> std::time::Duration {
+    // SAFETY: `getrusage` writes one `rusage` into the zeroed value we own.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        assert_eq!(libc::getrusage(libc::RUSAGE_SELF, &mut usage), 0);
+        usage
+    };
+    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    std::time::Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
+}
+
+/// The process's CPU-seconds per wall-second while `run` runs.
+fn cpu_per_second(run: impl FnOnce()) -> f64 {
+    let (cpu, wall) = (cpu_time(), Instant::now());
+    run();
+    (cpu_time() - cpu).as_secs_f64() / wall.elapsed().as_secs_f64()
+}
+
+/// `clients` threads send requests to the global pool for `seconds`, each
+/// a `par_iter().map().sum()` over the client's own 256K `f64`: requests
+/// a second, and the 99th percentile of their latency in microseconds.
+fn server(clients: usize, seconds: f64) -> (f64, f64) {
+    let deadline = Instant::now() + std::time::Duration::from_secs_f64(seconds);
+    let latencies: Vec<Vec<f64>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..clients)
+            .map(|client| {
+                scope.spawn(move || {
+                    let data: Vec<f64> = (0..1 << 18).map(|i| (i + client) as f64).collect();
+                    let mut latencies = Vec::new();
+                    while Instant::now() < deadline {
+                        let start = Instant::now();
+                        let sum: f64 = data.par_iter().map(|x| x * 1.5).sum();
+                        assert!(sum > 0.0);
+                        latencies.push(start.elapsed().as_secs_f64() * 1e6);
+                    }
+                    latencies
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut all: Vec<f64> = latencies.into_iter().flatten().collect();
+    all.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let p99 = all[(all.len() * 99 / 100).min(all.len() - 1)];
+    (all.len() as f64 / seconds, p99)
+}
+
 fn main() {
     let samples: usize = std::env::var("AB_SAMPLES")
         .ok()
@@ -280,6 +328,46 @@ fn main() {
                 }
             }),
         );
+    }
+    if want("server8") {
+        // 8 clients of the global pool for 2 s: requests a second (higher
+        // is better) and the 99th percentile of their latency in µs.
+        let (rate, p99) = server(8, 2.0);
+        report("server8-rps", rate);
+        report("server8-p99", p99);
+    }
+    if want("energy") {
+        // CPU-seconds per wall-second, in thousandths: a join whose stolen
+        // half sleeps for a second while its first half returns at once;
+        // one empty spawn a millisecond for a second; a second idle.
+        rayon::join(|| (), || ());
+        let join = cpu_per_second(|| {
+            let started = std::sync::atomic::AtomicBool::new(false);
+            rayon::join(
+                // Returns once the other half has started elsewhere: its
+                // thread then waits for that half.
+                || {
+                    while !started.load(std::sync::atomic::Ordering::Acquire) {
+                        std::thread::yield_now();
+                    }
+                },
+                || {
+                    started.store(true, std::sync::atomic::Ordering::Release);
+                    std::thread::sleep(std::time::Duration::from_secs(1));
+                },
+            );
+        });
+        let spawns = cpu_per_second(|| {
+            for _ in 0..1000 {
+                rayon::spawn(|| ());
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let idle = cpu_per_second(|| std::thread::sleep(std::time::Duration::from_secs(1)));
+        report("energy-join", join * 1000.0);
+        report("energy-spawn", spawns * 1000.0);
+        report("energy-idle", idle * 1000.0);
     }
     if want("factorial") {
         report(

@@ -5,10 +5,12 @@
 //! in are the parent module's (`inject.rs`, `inject/order.rs`).
 
 use super::super::worker::Worker;
-use super::Injected;
+use super::header::{Injected, Kind};
 use crate::sync::{AtomicBool, Ordering, UnsafeCell};
-use crate::wait::woken::{Runner, Woken};
+use crate::wait::woken::{Caller, Runner, Woken};
+use crate::wait::Doorbell;
 use core::ptr;
+use std::sync::Arc;
 
 #[cfg(test)]
 std::thread_local! {
@@ -41,21 +43,47 @@ pub(crate) struct CallJob<F, R> {
     /// stale value only decides whether the caller is counted, and `woken`
     /// carries that decision to the caller through `done` either way.
     yielding: AtomicBool,
-    /// The caller's thread, woken once `done` is set.
-    caller: std::thread::Thread,
+    /// How the runner wakes the caller once `done` is set.
+    wake: Wake,
+}
+
+/// How a call's runner wakes its caller once the call is done.
+#[derive(Clone)]
+pub(crate) enum Wake {
+    /// Unparks the caller's thread, parked outside every region.
+    Thread(std::thread::Thread),
+    /// Rings the doorbell of the caller's own pool, on which its thread
+    /// waits running that pool's work (`worker/wait.rs`): a thread of one
+    /// pool that handed a call to another.
+    Bell(Arc<Doorbell>),
+}
+
+impl Wake {
+    /// The calling thread, parked until the call is done.
+    pub(crate) fn this_thread() -> Self {
+        Wake::Thread(std::thread::current())
+    }
+
+    /// Wakes the caller.
+    pub(crate) fn wake(self) {
+        match self {
+            Wake::Thread(thread) => thread.unpark(),
+            Wake::Bell(bell) => bell.ring(),
+        }
+    }
 }
 
 impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
-    /// A job for `func`, owned by the calling thread.
-    pub(crate) fn new(func: F) -> Self {
+    /// A job for `func`, owned by the calling thread, which `wake` wakes.
+    pub(crate) fn new(func: F, wake: Wake) -> Self {
         CallJob {
-            header: Injected::new(Self::execute, false),
+            header: Injected::new(Self::execute, Kind::Call),
             func: UnsafeCell::new(Some(func)),
             result: UnsafeCell::new(None),
             done: AtomicBool::new(false),
             woken: AtomicBool::new(false),
             yielding: AtomicBool::new(false),
-            caller: std::thread::current(),
+            wake,
         }
     }
 
@@ -136,18 +164,24 @@ impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
         };
         // SAFETY: as above.
         unsafe { (*job).result.with_mut(|slot| *slot = Some(result)) };
-        // Our own handle on the caller: the job may be freed as soon as
-        // `done` is seen.
+        // Our own handle on the caller (a thread, or its pool's doorbell):
+        // the job may be freed as soon as `done` is seen.
         // SAFETY: as above.
-        let caller = unsafe { (*job).caller.clone() };
+        let wake = unsafe { (*job).wake.clone() };
         // SAFETY: the field is reached through the raw pointer.
         let done = unsafe { ptr::addr_of!((*job).done) };
         // Relaxed: a hint (see the field); a caller that stopped yielding
         // just now parks, and is woken below all the same.
         // SAFETY: as above; an atomic, which the caller may write.
         let yielding = unsafe { (*job).yielding.load(Ordering::Relaxed) };
-        // Counted before the store, so the caller's `take_result` ends it.
-        let (woken, took) = runner.finish(yielding);
+        // Counted before the store, so the caller's `take_result` ends it;
+        // a pool's thread waits running its pool's work, on no CPU of its
+        // own to be given back, and is not counted.
+        let (woken, took) = match wake {
+            Wake::Thread(_) if yielding => runner.finish(Caller::Yielding),
+            Wake::Thread(_) => runner.finish(Caller::Parked),
+            Wake::Bell(_) => (false, runner.took()),
+        };
         worker.nest().injector.note_call(took);
         // Relaxed: published by the Release store of `done` below.
         // SAFETY: as above.
@@ -158,6 +192,6 @@ impl<F: FnOnce(&Worker) -> R + Send, R: Send> CallJob<F, R> {
         // the job.
         // SAFETY: alive until this store lands, as argued.
         unsafe { (*done).store(true, Ordering::Release) };
-        caller.unpark();
+        wake.wake();
     }
 }

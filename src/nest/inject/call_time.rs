@@ -12,9 +12,10 @@
 //! woken (`wait/woken.rs`), and the spinner on its CPU gives way. It yields
 //! only if no other call is queued as it pushes its own (many callers park,
 //! so that the threads serving them keep their CPUs) and only for calls of
-//! [`YIELD_FROM`] to [`YIELD_UP_TO`], for at most twice the mean: the
-//! shortest calls end about as soon as a park would, and for longer ones
-//! the wake-up is small beside the call.
+//! at most [`YIELD_UP_TO`], for twice the mean but at least
+//! [`SHORTEST_YIELDING_WAIT`] (a park's round trip, which the shortest
+//! calls would otherwise pay many times over); for longer calls the
+//! wake-up is small beside the call.
 //!
 //! # Invariants
 //!
@@ -28,11 +29,20 @@
 use crate::sync::{AtomicUsize, Ordering};
 use core::time::Duration;
 
-/// The shortest mean call for which a lone caller yields.
-pub(crate) const YIELD_FROM: Duration = Duration::from_micros(2);
+/// The shortest a lone caller of short calls waits yielding: about a
+/// park's round trip.
+#[cfg(not(loom))]
+pub(crate) const SHORTEST_YIELDING_WAIT: Duration = Duration::from_micros(10);
 
 /// The longest mean call for which a lone caller yields.
+#[cfg(not(loom))]
 pub(crate) const YIELD_UP_TO: Duration = Duration::from_micros(100);
+
+/// The longest mean run of a task for which its lone awaiter waits
+/// yielding: the wait holds an executor's thread, so it stays a few
+/// microseconds, shorter than the executor's own wake-up.
+#[cfg(not(loom))]
+pub(crate) const TASK_YIELD_UP_TO: Duration = Duration::from_micros(10);
 
 /// The mean run time of a pool's recent calls: a moving average that gives
 /// each new call an eighth of the weight; see the module head.
@@ -83,21 +93,34 @@ impl CallTime {
     }
 
     /// How long a lone caller waits for its call yielding its CPU before it
-    /// parks: twice the mean, if the mean is from [`YIELD_FROM`] to
-    /// [`YIELD_UP_TO`]; else zero.
+    /// parks: twice the mean, at least [`SHORTEST_YIELDING_WAIT`], if a
+    /// call has run and the mean is at most [`YIELD_UP_TO`]; else zero.
+    #[cfg(not(loom))]
     pub(super) fn yielding_wait(&self) -> Duration {
+        self.yielding_wait_up_to(YIELD_UP_TO)
+    }
+
+    /// [`CallTime::yielding_wait`] for the awaiter of a task, whose runs
+    /// this times: only for runs of at most [`TASK_YIELD_UP_TO`].
+    #[cfg(not(loom))]
+    pub(super) fn task_yielding_wait(&self) -> Duration {
+        self.yielding_wait_up_to(TASK_YIELD_UP_TO)
+    }
+
+    #[cfg(not(loom))]
+    fn yielding_wait_up_to(&self, longest: Duration) -> Duration {
         let mean = self.mean();
-        if (YIELD_FROM..=YIELD_UP_TO).contains(&mean) {
-            mean * 2
-        } else {
+        if mean.is_zero() || mean > longest {
             Duration::ZERO
+        } else {
+            (mean * 2).max(SHORTEST_YIELDING_WAIT)
         }
     }
 }
 
 #[cfg(all(test, not(loom)))]
 mod tests {
-    use super::{CallTime, YIELD_FROM, YIELD_UP_TO};
+    use super::{CallTime, SHORTEST_YIELDING_WAIT, YIELD_UP_TO};
     use std::time::Duration;
 
     #[test]
@@ -122,7 +145,7 @@ mod tests {
     }
 
     #[test]
-    fn a_lone_caller_yields_for_twice_the_mean_of_short_calls_only() {
+    fn a_lone_caller_yields_for_twice_the_mean_of_short_calls_only_and_never_less_than_a_park() {
         let wait = |mean: Duration| {
             let time = CallTime::new();
             time.note(mean);
@@ -133,8 +156,8 @@ mod tests {
             Duration::ZERO,
             "no call yet"
         );
-        assert_eq!(wait(YIELD_FROM / 2), Duration::ZERO);
-        assert_eq!(wait(YIELD_FROM), YIELD_FROM * 2);
+        assert_eq!(wait(Duration::from_nanos(300)), SHORTEST_YIELDING_WAIT);
+        assert_eq!(wait(SHORTEST_YIELDING_WAIT), SHORTEST_YIELDING_WAIT * 2);
         assert_eq!(wait(Duration::from_micros(30)), Duration::from_micros(60));
         assert_eq!(wait(YIELD_UP_TO), YIELD_UP_TO * 2);
         assert_eq!(wait(YIELD_UP_TO * 2), Duration::ZERO);

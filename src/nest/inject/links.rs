@@ -3,7 +3,7 @@
 //! injector's two lists, the queue (`inject.rs`) and its calls in their own
 //! list (`order.rs`), each through its own pair of link cells ([`Links`]).
 
-use super::Injected;
+use super::header::Injected;
 use core::cell::Cell;
 use core::ptr;
 
@@ -17,6 +17,19 @@ pub(super) struct Ends {
     pub(super) last: *const Injected,
 }
 
+/// Which end of the queue a job joins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum End {
+    /// In front: it runs next.
+    Front,
+    /// At the back: it runs after every job queued before it.
+    Back,
+}
+
+// SAFETY: the jobs are `Send` (their constructors require it), and an
+// `Ends` is reached only under its owner's lock.
+unsafe impl Send for Ends {}
+
 impl Ends {
     pub(super) const fn new() -> Self {
         Ends {
@@ -25,14 +38,14 @@ impl Ends {
         }
     }
 
-    /// Links `job` first (`front`) or last, through `links`.
+    /// Links `job` at `end`, through `links`.
     ///
     /// # Safety
     /// `job` is alive and not in this list; under the lock.
-    pub(super) unsafe fn push(&mut self, job: *const Injected, front: bool, links: Links) {
+    pub(super) unsafe fn push(&mut self, job: *const Injected, end: End, links: Links) {
         // SAFETY: alive by the contract.
         let (prev, next) = links(unsafe { &*job });
-        if front {
+        if end == End::Front {
             prev.set(ptr::null());
             next.set(self.first);
             // SAFETY: jobs in the list are alive.

@@ -22,8 +22,9 @@
 //!
 //! # Invariants
 //!
-//! - The list holds exactly the queued calls (not spawned jobs), in the
-//!   order they were pushed, oldest first; it is changed only under the
+//! - The list holds exactly the queued calls and tasks (`task.rs`: a
+//!   task brings its awaiter's data as a call does), not other spawned
+//!   jobs, in the order they were pushed, oldest first; it is changed only under the
 //!   injector's lock, with the injector's own list.
 //! - With a patience, a call's `queued_at` is the time read just before
 //!   its push took the lock (so times and order may differ by a lock's
@@ -33,9 +34,8 @@
 //!   a caller takes its call back: the order alone never holds a call that
 //!   long.
 
-use super::call_time::CallTime;
-use super::links::Ends;
-use super::Injected;
+use super::header::Injected;
+use super::links::{End, Ends};
 use core::cell::Cell;
 use core::time::Duration;
 use std::time::Instant;
@@ -75,11 +75,12 @@ impl Patience {
         self.bound = busy_wait / 4;
     }
 
-    /// The patience in force, given the pool's recent calls.
-    pub(super) fn get(self, calls: &CallTime) -> Duration {
+    /// The patience in force, given the mean run of the pool's recent
+    /// calls (or tasks).
+    pub(super) fn get(self, mean: Duration) -> Duration {
         let wanted = match self.wanted {
             Some(wanted) => wanted,
-            None => calls.mean().saturating_mul(SCALED_PATIENCE),
+            None => mean.saturating_mul(SCALED_PATIENCE),
         };
         wanted.min(self.bound)
     }
@@ -105,7 +106,7 @@ impl Calls {
         // SAFETY: alive by the contract.
         unsafe { (*call).queued_at.set(now) };
         // SAFETY: as this function's.
-        unsafe { self.list.push(call, false, call_links) };
+        unsafe { self.list.push(call, End::Back, call_links) };
     }
 
     /// Unlinks `call`.
@@ -140,19 +141,21 @@ impl Calls {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::super::super::worker::Worker;
-    use super::super::call::CallJob;
-    use super::super::{Injected, Injector};
+    use super::super::call::{CallJob, Wake};
+    use super::super::header::Injected;
+    use super::super::links::End;
+    use super::super::Injector;
     use std::time::Duration;
     use std::vec::Vec;
 
     /// Pushes three calls and pops them with `pop`; returns the order
     /// popped, as indices into the calls.
     fn order(injector: &Injector, wait_after_first: Duration) -> Vec<usize> {
-        let calls = [(); 3].map(|()| CallJob::new(|_: &Worker| ()));
+        let calls = [(); 3].map(|()| CallJob::new(|_: &Worker| (), Wake::this_thread()));
         let headers: Vec<*const Injected> = calls.iter().map(CallJob::header).collect();
         for (i, header) in headers.iter().enumerate() {
             // SAFETY: alive in this frame, which pops every one below.
-            unsafe { injector.push(*header, false) };
+            unsafe { injector.push(*header, End::Back) };
             if i == 0 {
                 std::thread::sleep(wait_after_first);
             }
@@ -163,7 +166,7 @@ mod tests {
                 headers.iter().position(|h| *h == job).expect("one of ours")
             })
             .collect();
-        assert!(injector.pop().is_none() && injector.has_no_calls());
+        assert!(injector.pop().is_none() && injector.is_empty());
         popped
     }
 
@@ -197,14 +200,14 @@ mod tests {
         injector.set_busy_wait(Duration::MAX);
         // Calls of 12.5 ms: a patience of 200 ms.
         injector.note_call(Duration::from_micros(12_500));
-        assert_eq!(injector.clock(false).1, Duration::from_millis(200));
+        assert_eq!(injector.patience(), Duration::from_millis(200));
         assert_eq!(order(&injector, Duration::ZERO), [2, 1, 0]);
         assert_eq!(order(&injector, Duration::from_millis(250)), [0, 2, 1]);
         // Calls of 1 µs: about 16 µs.
         for _ in 0..200 {
             injector.note_call(Duration::from_micros(1));
         }
-        let patience = injector.clock(false).1;
+        let patience = injector.patience();
         assert!(
             (Duration::from_micros(16)..=Duration::from_nanos(16_200)).contains(&patience),
             "{patience:?}"
@@ -227,11 +230,11 @@ mod tests {
         let mut injector = Injector::new();
         injector.set_busy_wait(Duration::MAX);
         injector.set_call_patience(Some(Duration::from_secs(3600)));
-        let calls = [(); 4].map(|()| CallJob::new(|_: &Worker| ()));
+        let calls = [(); 4].map(|()| CallJob::new(|_: &Worker| (), Wake::this_thread()));
         let headers: Vec<*const Injected> = calls.iter().map(CallJob::header).collect();
         for header in &headers {
             // SAFETY: alive in this frame, which unlinks every one below.
-            unsafe { injector.push(*header, false) };
+            unsafe { injector.push(*header, End::Back) };
         }
         // SAFETY: pushed above, alive.
         let newest = unsafe { injector.take_back(headers[3]) };
@@ -239,9 +242,9 @@ mod tests {
         // SAFETY: as above.
         let middle = unsafe { injector.take_back(headers[1]) };
         assert!(middle, "a middle one, taken back");
-        assert_eq!(injector.pop_call(), Some(headers[2]));
-        assert_eq!(injector.pop_call(), Some(headers[0]));
-        assert_eq!(injector.pop_call(), None);
+        assert_eq!(injector.pop(), Some(headers[2]));
+        assert_eq!(injector.pop(), Some(headers[0]));
+        assert_eq!(injector.pop(), None);
         assert!(injector.is_empty());
     }
 }

@@ -44,7 +44,8 @@
 //!   it, so a limit that moves while joins are open changes nothing for
 //!   them: a linked join closes as it opened, and the chain stays LIFO.
 
-use super::super::inject::{self, Injected};
+use super::super::inject;
+use super::super::inject::header::Injected;
 use super::super::job::{run, Header};
 use super::super::stop::unwatched;
 use super::{Oldest, Worker};
@@ -139,6 +140,9 @@ impl Worker {
         // SAFETY: as this function's.
         unwatched(|| unsafe { run(job) });
         self.link_limit.set(outside);
+        // The job's latch or count is set: a wait parked for it wakes
+        // (`worker/wait.rs`). One load while none is parked.
+        self.nest().ring_done();
     }
 
     /// Runs a job popped from the injector, as [`Worker::run_anchored`]
@@ -159,10 +163,12 @@ impl Worker {
 
 #[cfg(all(test, not(loom)))]
 mod tests {
-    use super::super::super::inject::call::CallJob;
+    use super::super::super::inject::call::{CallJob, Wake};
+    use super::super::super::inject::links::End;
     use super::super::super::job::StackJob;
     use super::super::super::stop::{stopped, watching};
     use super::super::super::Nest;
+    use super::super::Role;
     use super::Worker;
     use crate::wait::{WaitPolicy, Waiter};
 
@@ -172,7 +178,7 @@ mod tests {
     #[test]
     fn a_job_run_for_others_is_not_under_the_stop_test() {
         let nest = Nest::new(1, Waiter::new(WaitPolicy::AlwaysPark, 1));
-        let worker = Worker::new(&nest, 0, false);
+        let worker = Worker::new(&nest, 0, Role::Alone);
         let job = StackJob::new(|_| stopped());
         watching(&|| true, || {
             assert!(stopped());
@@ -186,9 +192,9 @@ mod tests {
         assert!(!saw, "the job ran under the stop test");
 
         // A queued call, popped from the injector, likewise.
-        let call = CallJob::new(|_: &Worker| stopped());
+        let call = CallJob::new(|_: &Worker| stopped(), Wake::this_thread());
         // SAFETY: alive in this frame until it is done.
-        unsafe { nest.injector.push(call.header(), false) };
+        unsafe { nest.injector.push(call.header(), End::Back) };
         let popped = nest.injector.pop().expect("the call is queued");
         watching(&|| true, || {
             // SAFETY: popped by this thread above; alive.

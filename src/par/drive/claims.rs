@@ -7,7 +7,7 @@ use super::consumer::Consumer;
 use super::guards::{ClaimGuard, DropTail, UnsafeSync};
 use super::walk::Record;
 use super::Call;
-use crate::par::cutoff::{Cutoff, Decision};
+use crate::par::cutoff::{Block, Cutoff, Decision};
 use crate::par::producer::Producer;
 use crate::schedule::dynamic::GuidedCursor;
 use crate::schedule::ForkJoin;
@@ -44,7 +44,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
             going = self.chunk(&mut acc, begin, end);
             done += end - begin;
             if decision == Decision::Undecided {
-                decision = cutoff.after_block(done, false);
+                decision = cutoff.after_block(done, Block::NotLast);
             }
         }
         if decision == Decision::Fork && going {

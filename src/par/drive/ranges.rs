@@ -7,7 +7,7 @@ use super::consumer::Consumer;
 use super::guards::{SerialGuard, ShareGuard, UnsafeSync};
 use super::walk::{Record, Walk};
 use super::Call;
-use crate::par::cutoff::{Cutoff, Decision};
+use crate::par::cutoff::{Block, Cutoff, Decision};
 use crate::par::producer::Producer;
 use crate::schedule::ForkJoin;
 
@@ -47,7 +47,7 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
                 break;
             }
             let Some((begin, end)) = walk.next_block(self.blocks) else {
-                decision = cutoff.after_block(walk.done, true);
+                decision = cutoff.after_block(walk.done, Block::Last);
                 break;
             };
             if !self.guarded_block(&mut acc, begin, end, walk.end) {
@@ -56,7 +56,12 @@ impl<P: Producer, C: Consumer<P::Item>> Call<'_, P, C, C::Acc> {
                 break;
             }
             walk.done = end;
-            decision = cutoff.after_block(end, walk.cursor >= walk.end);
+            let block = if walk.cursor >= walk.end {
+                Block::Last
+            } else {
+                Block::NotLast
+            };
+            decision = cutoff.after_block(end, block);
         }
         if decision == Decision::Fork {
             let walk = serial.walk;

@@ -110,13 +110,22 @@ pub(crate) fn count<P: Producer>(par: Par<P>) -> usize {
     run(par, &Counting)
 }
 
+/// Which end of the order [`best`] looks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Extreme {
+    /// The smallest item, the first (in input order) of equals: `min`.
+    Min,
+    /// The largest item, the last (in input order) of equals: `max`.
+    Max,
+}
+
 /// `min`/`max` and their `_by`/`_by_key` forms: the best item with the
 /// first position of the block it came from, so that ties go to the first
 /// (`min`) or the last (`max`) in input order under any schedule.
 struct Best<F> {
     cmp: F,
-    /// Keep the later of equals (`max`), else the earlier (`min`).
-    last: bool,
+    /// `Max` keeps the later of equals, `Min` the earlier.
+    extreme: Extreme,
 }
 
 impl<F> Best<F> {
@@ -125,10 +134,11 @@ impl<F> Best<F> {
     where
         F: Fn(&T, &T) -> Order,
     {
+        let max = self.extreme == Extreme::Max;
         match (self.cmp)(candidate, kept) {
-            Order::Less => !self.last,
-            Order::Greater => self.last,
-            Order::Equal => self.last,
+            Order::Less => !max,
+            Order::Greater => max,
+            Order::Equal => max,
         }
     }
 }
@@ -163,13 +173,13 @@ impl<T: Send, F: Fn(&T, &T) -> Order + Sync> Consumer<T> for Best<F> {
     }
 }
 
-pub(crate) fn best<P, F>(par: Par<P>, cmp: F, last: bool) -> Option<P::Item>
+pub(crate) fn best<P, F>(par: Par<P>, cmp: F, extreme: Extreme) -> Option<P::Item>
 where
     P: Producer,
     P::Item: Send,
     F: Fn(&P::Item, &P::Item) -> Order + Sync,
 {
-    run(par, &Best { cmp, last }).map(|(_, item)| item)
+    run(par, &Best { cmp, extreme }).map(|(_, item)| item)
 }
 
 /// The shared early-stop state: the lowest position with a hit so far
@@ -189,23 +199,34 @@ impl Bound {
         self.0.fetch_min(first, Ordering::Relaxed);
     }
 
-    /// Whether the block starting at `first` can be skipped: with
-    /// `lowest`, only blocks past the lowest hit; else, once any hit.
-    fn skips(&self, first: usize, lowest: bool) -> bool {
+    /// Whether the block starting at `first` can be skipped: for the
+    /// [`Wanted::First`] hit, only blocks past the lowest hit; for
+    /// [`Wanted::Any`], every block once any hit.
+    fn skips(&self, first: usize, wanted: Wanted) -> bool {
         // Relaxed: as in `hit`.
         let bound = self.0.load(Ordering::Relaxed);
-        if lowest {
-            first > bound
-        } else {
-            bound != usize::MAX
+        match wanted {
+            Wanted::First => first > bound,
+            Wanted::Any => bound != usize::MAX,
         }
     }
+}
+
+/// Which hit [`find`] answers with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wanted {
+    /// Any hit: the call stops at the first one found (`find_any`, `any`,
+    /// `all`, `position_any`).
+    Any,
+    /// The hit at the lowest position: blocks past the lowest hit so far
+    /// are skipped (`find_first`, `position_first`).
+    First,
 }
 
 /// `any`, `all`, `find_*`, `position_*`: `test` maps an item to its answer.
 struct Find<F> {
     test: F,
-    lowest: bool,
+    wanted: Wanted,
     bound: Bound,
 }
 
@@ -229,7 +250,7 @@ impl<T, R: Send, F: Fn(T) -> Option<R> + Sync> Consumer<T> for Find<F> {
         lowest(left, right)
     }
     fn skip(&self, first: usize) -> bool {
-        self.bound.skips(first, self.lowest)
+        self.bound.skips(first, self.wanted)
     }
 }
 
@@ -242,7 +263,7 @@ fn lowest<T>(left: Option<(usize, T)>, right: Option<(usize, T)>) -> Option<(usi
     }
 }
 
-pub(crate) fn find<P, R, F>(par: Par<P>, test: F, lowest: bool) -> Option<R>
+pub(crate) fn find<P, R, F>(par: Par<P>, test: F, wanted: Wanted) -> Option<R>
 where
     P: Producer,
     R: Send,
@@ -250,7 +271,7 @@ where
 {
     let find = Find {
         test,
-        lowest,
+        wanted,
         bound: Bound::new(),
     };
     run(par, &find).map(|(_, found)| found)
@@ -285,7 +306,7 @@ where
         lowest(left, right)
     }
     fn skip(&self, first: usize) -> bool {
-        self.bound.skips(first, true)
+        self.bound.skips(first, Wanted::First)
     }
 }
 
@@ -355,7 +376,7 @@ where
         }
     }
     fn skip(&self, first: usize) -> bool {
-        self.bound.skips(first, true)
+        self.bound.skips(first, Wanted::First)
     }
 }
 

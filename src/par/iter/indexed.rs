@@ -14,9 +14,10 @@ use super::adaptor::order::{Interleave, Rev, StepBy};
 use super::adaptor::reshape::Zip;
 use super::adaptor::slicing::Window;
 use super::adaptor::{CloneOf, Enumerate};
+use super::consume::{self, Wanted};
 use super::convert::IntoParallelIterator;
 use super::par::Par;
-use super::{consume, ParallelIterator};
+use super::ParallelIterator;
 use crate::par::producer::Indexed;
 
 /// A parallel iterator with exactly one item per position: the sources,
@@ -311,7 +312,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
         F: Fn(Self::Item) -> bool + Sync + Send,
     {
         let found = |(i, item)| f(item).then_some(i);
-        consume::find(self.enumerate(), found, false)
+        consume::find(self.enumerate(), found, Wanted::Any)
     }
 
     /// The lowest position of an item for which `f` is true.
@@ -320,7 +321,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
         F: Fn(Self::Item) -> bool + Sync + Send,
     {
         let found = |(i, item)| f(item).then_some(i);
-        consume::find(self.enumerate(), found, true)
+        consume::find(self.enumerate(), found, Wanted::First)
     }
 
     /// Compares the items with `other`'s, lexicographically, as

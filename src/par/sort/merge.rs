@@ -48,6 +48,25 @@ use std::vec::Vec;
 /// `Err` carries the payload of a comparator panic.
 type Outcome = Result<(), Box<dyn Any + Send>>;
 
+/// Where [`sort_into`] leaves its range sorted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dest {
+    /// In the slice, where the elements were.
+    Slice,
+    /// In the same range of the buffer.
+    Buffer,
+}
+
+impl Dest {
+    /// Where the halves of a range sort to, so that their merge lands here.
+    fn other(self) -> Self {
+        match self {
+            Dest::Slice => Dest::Buffer,
+            Dest::Buffer => Dest::Slice,
+        }
+    }
+}
+
 /// Sorts `v` by `compare`, stably; parts of at most `leaf` elements (at
 /// least 8) sort and merge serially.
 pub(super) fn sort<T, C>(v: &mut [T], compare: &C, leaf: usize)
@@ -69,7 +88,7 @@ where
     // SAFETY: `slice` holds `len` initialized elements that nothing else
     // touches until we return (we hold `v`); `buf_ptr` has room for `len`
     // elements and does not overlap it.
-    let outcome = unsafe { sort_into(slice, buf_ptr, len, false, compare, leaf) };
+    let outcome = unsafe { sort_into(slice, buf_ptr, len, Dest::Slice, compare, leaf) };
     drop(buf); // frees the room; `MaybeUninit` drops no element
     if let Err(payload) = outcome {
         resume_unwind(payload);
@@ -107,8 +126,8 @@ impl<T> Raw<T> {
     }
 }
 
-/// Sorts the `len` elements at `src` (the slice), leaving them in `buf` if
-/// `into_buf`, else at `src`; see the module docs for the rule on panics.
+/// Sorts the `len` elements at `src` (the slice), leaving them in `buf` or
+/// at `src`, as `dest` says; see the module docs for the rule on panics.
 ///
 /// # Safety
 /// `src` holds `len` initialized elements and `buf` has room for `len`;
@@ -118,7 +137,7 @@ unsafe fn sort_into<T, C>(
     src: Raw<T>,
     buf: Raw<T>,
     len: usize,
-    into_buf: bool,
+    dest: Dest,
     compare: &C,
     leaf: usize,
 ) -> Outcome
@@ -131,7 +150,7 @@ where
         let run = unsafe { core::slice::from_raw_parts_mut(src.get(), len) };
         // `sort_by` leaves a permutation if `compare` panics.
         let outcome = catch_unwind(AssertUnwindSafe(|| run.sort_by(|a, b| compare(a, b))));
-        if into_buf {
+        if dest == Dest::Buffer {
             // SAFETY: both ranges hold `len` elements and do not overlap;
             // the elements move to `buf` and `src` becomes dead.
             unsafe { ptr::copy_nonoverlapping(src.get(), buf.get(), len) };
@@ -144,18 +163,21 @@ where
     let (left, right) = join(
         // SAFETY: `src[..mid]` holds initialized elements, `buf[..mid]` has
         // room, and only this side touches them.
-        move || unsafe { sort_into(src, buf, mid, !into_buf, compare, leaf) },
+        move || unsafe { sort_into(src, buf, mid, dest.other(), compare, leaf) },
         move || {
             // SAFETY: `mid < len`, so the offsets stay in bounds;
             // `src[mid..len]` holds initialized elements, `buf[mid..len]`
             // has room, and only this side touches them.
             let (src, buf) = unsafe { (src.add(mid), buf.add(mid)) };
             // SAFETY: as above.
-            unsafe { sort_into(src, buf, len - mid, !into_buf, compare, leaf) }
+            unsafe { sort_into(src, buf, len - mid, dest.other(), compare, leaf) }
         },
     );
-    // The halves are now where `!into_buf` put them.
-    let (from, to) = if into_buf { (src, buf) } else { (buf, src) };
+    // The halves are now in `dest.other()`.
+    let (from, to) = match dest {
+        Dest::Buffer => (src, buf),
+        Dest::Slice => (buf, src),
+    };
     let (outcome, second) = first_panic(left, right);
     match outcome {
         // SAFETY: `from` holds the two sorted halves, `to` is the disjoint

@@ -54,11 +54,9 @@ const LEAF: usize = 4096;
 /// Parts per thread of the pool: enough that a thread slowed by the host
 /// (or a part smaller than its share) leaves work the others can take, and
 /// that the last part, which one thread sorts while the others have
-/// nothing left, is short. On 2 threads, 10M `u64`, 9 interleaved rounds
-/// in one process, two sittings: 8 parts per thread against 4, stable
-/// 160.7 and 175.8 ms against 173.6 and 182.7 ms, unstable 91.9 and 91.3
-/// ms against 94.9 and 95.3 ms (serial `sort` 287 ms and `sort_unstable`
-/// 162 ms in both sittings); 2, 12 and 16 were no better than 8 overall.
+/// nothing left, is short; fewer parts leave a thread idle at the end,
+/// more pay for levels of partitioning that `std`'s sort of a part does
+/// faster (the sorts' rows in BENCHMARKS.md were measured with 8).
 const PARTS_PER_THREAD: usize = 8;
 
 /// The leaf size for sorting `len` elements of `T` on the current pool.
@@ -68,13 +66,11 @@ const PARTS_PER_THREAD: usize = 8;
 ///   a part far faster than a level of parallel partitioning or merging
 ///   costs per element, so the recursion goes only as deep as the threads
 ///   need: on 2 threads, about 16 parts and four levels, where
-///   4096-element leaves made about 12 (and a 1.8x loss to serial
-///   `sort_unstable` on 10M `u64`).
+///   4096-element leaves would make about 12 levels, each a pass over the
+///   data that `std`'s sort of a part saves.
 /// - Elements that own heap data: [`LEAF`]. Their comparisons chase
 ///   pointers, and the branching merges and partitions of small parts
-///   overlap those loads better than `std`'s sorts of large parts do: on
-///   10M `(u32, String)`, 4096-element leaves sorted in 1.7 s, 2-thread
-///   parts in 2.3-2.6 s.
+///   overlap those loads better than `std`'s sorts of large parts do.
 pub(super) fn leaf_for<T>(len: usize) -> usize {
     if !branchless::<T>() {
         return LEAF;
@@ -85,13 +81,12 @@ pub(super) fn leaf_for<T>(len: usize) -> usize {
 
 /// Whether the partition and the merge avoid branching on the comparison.
 ///
-/// Branchless code wins on plain values (no mispredictions: `u64` keys
-/// partition and merge about 3x faster), but it makes each step wait for
-/// the comparison before it. Elements that own heap data (a `String`)
-/// compare through pointers, and a branch lets the CPU fetch the next
-/// comparison's data while it predicts: on 10M `(u32, String)` the
-/// branchless merge sort was 2.8x slower. Owning heap data is judged by
-/// `needs_drop`, a compile-time constant.
+/// Branchless code wins on plain values (no mispredictions), but it makes
+/// each step wait for the comparison before it. Elements that own heap
+/// data (a `String`) compare through pointers, and a branch lets the CPU
+/// fetch the next comparison's data while it predicts, which branchless
+/// code cannot. Owning heap data is judged by `needs_drop`, a
+/// compile-time constant.
 const fn branchless<T>() -> bool {
     !core::mem::needs_drop::<T>()
 }

@@ -14,7 +14,7 @@
 //! the caller), into one `Vec`; the runs are then cut from that list by a
 //! [`SplitMutProducer`], one per position.
 
-use super::slice_split::SplitMutProducer;
+use super::slice_split::{SliceCut, SplitMutProducer};
 use crate::par::producer::Producer;
 use std::vec::Vec;
 
@@ -127,5 +127,5 @@ where
         }
     }
     ends.sort_unstable();
-    SplitMutProducer::from_separators(slice, ends, true)
+    SplitMutProducer::from_separators(slice, ends, SliceCut::Inclusive)
 }

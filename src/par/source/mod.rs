@@ -44,7 +44,7 @@ use crate::par::producer::{ChunksMutProducer, SliceMutProducer};
 use crate::par::sort;
 use core::cmp::Ordering;
 
-use slice_split::SplitMutProducer;
+use slice_split::{SliceCut, SplitMutProducer};
 use slices::{ChunksExactMutProducer, RChunksExactMutProducer, RChunksMutProducer};
 
 /// `par_chunks_mut()` and the `par_sort*` methods on slices (and `Vec`s,
@@ -157,7 +157,7 @@ pub trait ParallelSliceMut<T: Send> {
         P: Fn(&T) -> bool + Sync + Send,
     {
         let slice = self.as_parallel_slice_mut();
-        Par::new(SplitMutProducer::new(slice, separator, false))
+        Par::new(SplitMutProducer::new(slice, separator, SliceCut::Split))
     }
 
     /// The mutable sub-slices, each ending with the element `separator`
@@ -169,7 +169,7 @@ pub trait ParallelSliceMut<T: Send> {
         P: Fn(&T) -> bool + Sync + Send,
     {
         let slice = self.as_parallel_slice_mut();
-        Par::new(SplitMutProducer::new(slice, separator, true))
+        Par::new(SplitMutProducer::new(slice, separator, SliceCut::Inclusive))
     }
 
     /// Sorts the slice, stably (equal elements keep their order): a

@@ -10,6 +10,16 @@ use crate::par::iter::par::Par;
 use crate::par::producer::{Indexed, Producer};
 use core::ops::{Range, RangeInclusive};
 
+/// Whether a range's end is one of its values: what
+/// [`RangeInteger::producer`] is asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RangeEnd {
+    /// `start..end`: the values below `end`.
+    Exclusive,
+    /// `start..=end`: the values up to `end`, `end` included.
+    Inclusive,
+}
+
 /// Integers (and `char`) whose ranges run in parallel:
 /// `(a..b).into_par_iter()` and `(a..=b).into_par_iter()`.
 pub trait RangeInteger: Copy + Ord + Send + Sync + 'static {
@@ -19,13 +29,13 @@ pub trait RangeInteger: Copy + Ord + Send + Sync + 'static {
     /// positions ([`crate::par::WideRangeProducer`], not indexed, as in
     /// rayon).
     type Producer: Producer<Item = Self> + Clone + Send + core::fmt::Debug + 'static;
-    /// The producer of `start..end`, or of `start..=end` if `inclusive`
-    /// (`start <= end` then).
+    /// The producer of `start..end`, or of `start..=end` if `range_end` is
+    /// [`RangeEnd::Inclusive`] (`start <= end` then).
     ///
     /// # Panics
     /// If a [`StepProducer`]'s range holds more than `usize::MAX` values
     /// (`0..=usize::MAX`, or a 64-bit range on a 32-bit target).
-    fn producer(start: Self, end: Self, inclusive: bool) -> Self::Producer;
+    fn producer(start: Self, end: Self, range_end: RangeEnd) -> Self::Producer;
     /// `self + offset`, for an offset within the range.
     fn plus(self, offset: usize) -> Self;
     /// The number of values in `start..end` (0 if empty), or `None` if
@@ -34,10 +44,11 @@ pub trait RangeInteger: Copy + Ord + Send + Sync + 'static {
 }
 
 /// The [`StepProducer`] of `start..end`, or of `start..=end` if
-/// `inclusive`; panics as [`RangeInteger::producer`] says.
-fn indexed_range<T: RangeInteger>(start: T, end: T, inclusive: bool) -> StepProducer<T> {
+/// `range_end` is [`RangeEnd::Inclusive`]; panics as
+/// [`RangeInteger::producer`] says.
+fn indexed_range<T: RangeInteger>(start: T, end: T, range_end: RangeEnd) -> StepProducer<T> {
     let len = T::distance(start, end)
-        .and_then(|len| len.checked_add(usize::from(inclusive)))
+        .and_then(|len| len.checked_add(usize::from(range_end == RangeEnd::Inclusive)))
         .expect("range too long for a parallel iterator");
     StepProducer { start, len }
 }
@@ -47,8 +58,8 @@ macro_rules! range_integer {
         impl RangeInteger for $t {
             type Producer = StepProducer<$t>;
             #[inline]
-            fn producer(start: Self, end: Self, inclusive: bool) -> Self::Producer {
-                indexed_range(start, end, inclusive)
+            fn producer(start: Self, end: Self, range_end: RangeEnd) -> Self::Producer {
+                indexed_range(start, end, range_end)
             }
             #[inline]
             fn plus(self, offset: usize) -> Self {
@@ -79,8 +90,8 @@ const SURROGATE_COUNT: u32 = 0x800;
 impl RangeInteger for char {
     type Producer = StepProducer<char>;
     #[inline]
-    fn producer(start: Self, end: Self, inclusive: bool) -> Self::Producer {
-        indexed_range(start, end, inclusive)
+    fn producer(start: Self, end: Self, range_end: RangeEnd) -> Self::Producer {
+        indexed_range(start, end, range_end)
     }
 
     #[inline]
@@ -230,7 +241,11 @@ impl<T: RangeInteger> IntoParallelIterator for Range<T> {
     /// not a 128-bit one (only possible for 64-bit integers on a 32-bit
     /// target).
     fn into_par_iter(self) -> Self::Iter {
-        Par::new(RangeProducer(T::producer(self.start, self.end, false)))
+        Par::new(RangeProducer(T::producer(
+            self.start,
+            self.end,
+            RangeEnd::Exclusive,
+        )))
     }
 }
 
@@ -244,8 +259,12 @@ impl<T: RangeInteger> IntoParallelIterator for RangeInclusive<T> {
     fn into_par_iter(self) -> Self::Iter {
         let (start, end) = (*self.start(), *self.end());
         if self.is_empty() {
-            return Par::new(RangeProducer(T::producer(start, start, false)));
+            return Par::new(RangeProducer(T::producer(
+                start,
+                start,
+                RangeEnd::Exclusive,
+            )));
         }
-        Par::new(RangeProducer(T::producer(start, end, true)))
+        Par::new(RangeProducer(T::producer(start, end, RangeEnd::Inclusive)))
     }
 }

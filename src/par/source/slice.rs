@@ -3,7 +3,7 @@
 //! `par_rchunks(_exact)`, `par_split` and `par_split_inclusive`.
 
 use super::chunk_by::ChunkByProducer;
-use super::slice_split::SliceSplitProducer;
+use super::slice_split::{SliceCut, SliceSplitProducer};
 use super::slices::{ChunksExactProducer, RChunksExactProducer, RChunksProducer, WindowsProducer};
 use crate::par::iter::adaptor::Map;
 use crate::par::iter::par::Par;
@@ -106,7 +106,7 @@ pub trait ParallelSlice<T: Sync> {
         Par::new(SliceSplitProducer {
             slice: self.as_parallel_slice(),
             separator,
-            inclusive: false,
+            cut: SliceCut::Split,
         })
     }
 
@@ -126,7 +126,7 @@ pub trait ParallelSlice<T: Sync> {
         Par::new(SliceSplitProducer {
             slice: self.as_parallel_slice(),
             separator,
-            inclusive: true,
+            cut: SliceCut::Inclusive,
         })
     }
 

@@ -23,6 +23,25 @@ use crate::par::producer::Indexed;
 use crate::par::producer::{Producer, SliceMutProducer};
 use std::vec::Vec;
 
+/// How a slice split cuts its pieces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SliceCut {
+    /// `split`: every piece, separators left out.
+    Split,
+    /// `split_inclusive`: each piece keeps its separator; an empty last
+    /// piece is left out.
+    Inclusive,
+}
+
+impl SliceCut {
+    /// How many elements past a piece's end (its separator) the piece
+    /// takes: 1 if it keeps its separator.
+    #[inline]
+    fn kept(self) -> usize {
+        usize::from(self == SliceCut::Inclusive)
+    }
+}
+
 /// Sub-slices between the elements `separator` matches:
 /// `slice.par_split(f)`, `slice.par_split_inclusive(f)`.
 #[derive(Debug)]
@@ -31,7 +50,7 @@ pub struct SliceSplitProducer<'a, T, P> {
     pub(super) separator: P,
     /// Whether each piece keeps its separator (`split_inclusive`, which
     /// has no empty last piece).
-    pub(super) inclusive: bool,
+    pub(super) cut: SliceCut,
 }
 
 /// `Clone` for any `T` and a `Clone` separator.
@@ -40,7 +59,7 @@ impl<T, P: Clone> Clone for SliceSplitProducer<'_, T, P> {
         SliceSplitProducer {
             slice: self.slice,
             separator: self.separator.clone(),
-            inclusive: self.inclusive,
+            cut: self.cut,
         }
     }
 }
@@ -108,11 +127,11 @@ impl<'a, T, P: Fn(&T) -> bool> Iterator for SlicePieces<'a, '_, T, P> {
         match rest.iter().position(&self.producer.separator) {
             Some(at) => {
                 self.next = Some(start + at + 1);
-                Some(&rest[..at + usize::from(self.producer.inclusive)])
+                Some(&rest[..at + self.producer.cut.kept()])
             }
             None => {
                 self.next = None;
-                (!rest.is_empty() || !self.producer.inclusive).then_some(rest)
+                (!rest.is_empty() || self.producer.cut == SliceCut::Split).then_some(rest)
             }
         }
     }
@@ -126,30 +145,29 @@ pub struct SplitMutProducer<'a, T> {
     slice: SliceMutProducer<'a, T>,
     /// The separators' indices, increasing.
     separators: Vec<usize>,
-    inclusive: bool,
+    cut: SliceCut,
 }
 
 impl<'a, T: Send> SplitMutProducer<'a, T> {
     /// The pieces of `slice` between the given separators (increasing
-    /// indices below its length): each piece ends with its separator if
-    /// `inclusive`.
+    /// indices below its length), cut as `cut` says.
     pub(super) fn from_separators(
         slice: &'a mut [T],
         separators: Vec<usize>,
-        inclusive: bool,
+        cut: SliceCut,
     ) -> Self {
         debug_assert!(separators.windows(2).all(|w| w[0] < w[1]));
         debug_assert!(separators.last().map_or(true, |&last| last < slice.len()));
         SplitMutProducer {
             slice: SliceMutProducer::new(slice),
             separators,
-            inclusive,
+            cut,
         }
     }
 
     /// Finds the separators of `slice` (in parallel, on the current pool)
     /// and takes the slice.
-    pub(super) fn new<P>(slice: &'a mut [T], separator: P, inclusive: bool) -> Self
+    pub(super) fn new<P>(slice: &'a mut [T], separator: P, cut: SliceCut) -> Self
     where
         P: Fn(&T) -> bool + Sync + Send,
     {
@@ -164,7 +182,7 @@ impl<'a, T: Send> SplitMutProducer<'a, T> {
         SplitMutProducer {
             slice: SliceMutProducer::new(slice),
             separators,
-            inclusive,
+            cut,
         }
     }
 
@@ -176,7 +194,7 @@ impl<'a, T: Send> SplitMutProducer<'a, T> {
             self.separators[k - 1] + 1
         };
         let stop = match self.separators.get(k) {
-            Some(&at) => at + usize::from(self.inclusive),
+            Some(&at) => at + self.cut.kept(),
             None => self.slice.len(),
         };
         (start, stop)
@@ -198,7 +216,7 @@ unsafe impl<'a, T: Send> Producer for SplitMutProducer<'a, T> {
     fn len(&self) -> usize {
         let (len, count) = (self.slice.len(), self.separators.len());
         match self.separators.last() {
-            _ if !self.inclusive => count + 1,
+            _ if self.cut == SliceCut::Split => count + 1,
             // `split_inclusive` has no empty last piece.
             Some(&last) if last + 1 == len => count,
             _ if len == 0 => 0,
@@ -251,7 +269,7 @@ impl<'a, T: Send> Iterator for SplitMutRange<'a, '_, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::SliceSplitProducer;
+    use super::{SliceCut, SliceSplitProducer};
     use crate::par::producer::Producer;
     use std::vec::Vec;
 
@@ -262,17 +280,16 @@ mod tests {
         for len in 0..=data.len() {
             for first in 0..len.max(1) {
                 let slice = &data[first.min(len)..len];
-                for inclusive in [false, true] {
+                for cut in [SliceCut::Split, SliceCut::Inclusive] {
                     let separator = |x: &i32| *x == 0;
-                    let expected: Vec<&[i32]> = if inclusive {
-                        slice.split_inclusive(separator).collect()
-                    } else {
-                        slice.split(separator).collect()
+                    let expected: Vec<&[i32]> = match cut {
+                        SliceCut::Inclusive => slice.split_inclusive(separator).collect(),
+                        SliceCut::Split => slice.split(separator).collect(),
                     };
                     let producer = SliceSplitProducer {
                         slice,
                         separator,
-                        inclusive,
+                        cut,
                     };
                     for middle in 0..=producer.len() {
                         // SAFETY: the two ranges cover the positions once.
@@ -282,7 +299,7 @@ mod tests {
                                 .chain(producer.range(middle, producer.len()))
                                 .collect()
                         };
-                        assert_eq!(got, expected, "{slice:?} {inclusive} cut at {middle}");
+                        assert_eq!(got, expected, "{slice:?} {cut:?} cut at {middle}");
                     }
                 }
             }

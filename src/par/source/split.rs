@@ -35,6 +35,15 @@ const PIECES_PER_THREAD: usize = 4;
 /// gathered in order.
 pub type Gathered<T> = Par<VecProducer<T>>;
 
+/// What [`split`] may still do with a piece.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Piece {
+    /// The splitter may cut it (it has not declined it yet).
+    Open,
+    /// Kept whole: the splitter declined it, or there are pieces enough.
+    Whole,
+}
+
 /// The pieces of `data` that `splitter` cuts it into, in order, as
 /// rayon's `rayon::iter::split`: `splitter` returns the first part and,
 /// if it cut, the second.
@@ -59,25 +68,25 @@ where
 {
     let target = PIECES_PER_THREAD.saturating_mul(crate::pool::current_num_threads());
     // Each piece, and whether the splitter may still cut it.
-    let mut pieces: Vec<(D, bool)> = Vec::with_capacity(target.saturating_mul(2).min(1 << 16));
-    pieces.push((data, true));
+    let mut pieces: Vec<(D, Piece)> = Vec::with_capacity(target.saturating_mul(2).min(1 << 16));
+    pieces.push((data, Piece::Open));
     let mut count = 1;
     while count < target {
         let mut cut = false;
         let mut next = Vec::with_capacity(pieces.len() * 2);
-        for (piece, splittable) in pieces.drain(..) {
-            if !splittable || count >= target {
-                next.push((piece, false));
+        for (piece, state) in pieces.drain(..) {
+            if state == Piece::Whole || count >= target {
+                next.push((piece, Piece::Whole));
                 continue;
             }
             match splitter(piece) {
                 (first, Some(second)) => {
-                    next.push((first, true));
-                    next.push((second, true));
+                    next.push((first, Piece::Open));
+                    next.push((second, Piece::Open));
                     count += 1;
                     cut = true;
                 }
-                (whole, None) => next.push((whole, false)),
+                (whole, None) => next.push((whole, Piece::Whole)),
             }
         }
         pieces = next;

@@ -21,7 +21,7 @@
 
 use crate::nest::stop::stopped;
 use crate::par::producer::Producer;
-use crate::par::source::range::RangeInteger;
+use crate::par::source::range::{RangeEnd, RangeInteger};
 
 /// The 128-bit integers, whose ranges [`WideRangeProducer`] covers.
 pub trait WideInteger: Copy + Ord + Send + Sync + 'static {
@@ -219,11 +219,12 @@ macro_rules! wide_ranges {
         impl RangeInteger for $t {
             type Producer = WideRangeProducer<$t>;
             #[inline]
-            fn producer(start: Self, end: Self, inclusive: bool) -> Self::Producer {
-                let last = if inclusive {
-                    Some(<$t>::offset_of(start, end))
-                } else {
-                    (start < end).then(|| <$t>::offset_of(start, end) - 1)
+            fn producer(start: Self, end: Self, range_end: RangeEnd) -> Self::Producer {
+                let last = match range_end {
+                    RangeEnd::Inclusive => Some(<$t>::offset_of(start, end)),
+                    RangeEnd::Exclusive => {
+                        (start < end).then(|| <$t>::offset_of(start, end) - 1)
+                    }
                 };
                 WideRangeProducer::new(start, last)
             }

@@ -233,6 +233,15 @@ where
     }
 }
 
+/// What [`AnyN`] does with the `n` items it counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Counted {
+    /// The counted items are kept, the rest dropped: `take_any`.
+    Kept,
+    /// The counted items are dropped, the rest kept: `skip_any`.
+    Dropped,
+}
+
 /// `take_any(n)` and `skip_any(n)`: the first `n` items to reach the
 /// shared counter (in no set order) are taken (`take_any`: the rest are
 /// dropped) or dropped (`skip_any`: the rest pass). The counter is one
@@ -261,11 +270,11 @@ impl<P: Clone> Clone for AnyN<P> {
 }
 
 impl<P> AnyN<P> {
-    pub(in crate::par) fn new(base: P, n: usize, take: bool) -> Self {
+    pub(in crate::par) fn new(base: P, n: usize, counted: Counted) -> Self {
         AnyN {
             base,
             n,
-            take,
+            take: counted == Counted::Kept,
             counted: AtomicUsize::new(0),
         }
     }

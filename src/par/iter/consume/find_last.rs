@@ -25,7 +25,7 @@
 //! searched, and a thread on a lower position stops once a higher one has
 //! an answer.
 
-use super::{find, run};
+use super::{find, run, Wanted};
 use crate::par::drive::consumer::Consumer;
 use crate::par::drive::drive;
 use crate::par::iter::par::Par;
@@ -115,7 +115,11 @@ where
         // the order of a search from the front over the positions
         // reversed: each thread goes down its positions, and a thread on a
         // lower one stops once a higher one has an answer.
-        return find(par.wrap(|base| Backward { base, test }), Some, true);
+        return find(
+            par.wrap(|base| Backward { base, test }),
+            Some,
+            Wanted::First,
+        );
     }
     let (producer, config) = par.into_parts();
     in_segments(&producer, &config, test)
