@@ -7,7 +7,7 @@ use super::topology::Topology;
 use crate::error::Error;
 use crate::sync::AtomicUsize;
 use crate::team::{Slots, Team};
-use crate::threads::{spawn_worker_thread, thread_name};
+use crate::threads::{spawn_pool_thread, thread_name};
 use crate::wait::{WaitPolicy, Waiter};
 use crossbeam_utils::CachePadded;
 use std::string::String;
@@ -209,21 +209,16 @@ impl DistributedBuilder {
             for local in first..count {
                 let global = pool.offsets[c] + local;
                 let setup = worker_setup(&self.topology, &plan[global].cpus);
-                let handle = {
+                let worker = Arc::clone(&team);
+                let life = move || {
                     // SAFETY: each team gets exactly as many worker threads
                     // as it was built with worker slots: `count - 1` for the
-                    // lead, `count` for the others (slot 0 is the caller's).
-                    unsafe {
-                        spawn_worker_thread(
-                            thread_name(&self.name, global),
-                            None,
-                            &team,
-                            global,
-                            setup,
-                            None,
-                        )
-                    }
-                }?;
+                    // lead, `count` for the others (slot 0 is the caller's),
+                    // and each of them runs this life once.
+                    unsafe { worker.worker_loop(global) };
+                };
+                let name = Some(thread_name(&self.name, global));
+                let handle = spawn_pool_thread(name, None, global, setup, life)?;
                 pool.workers.push(handle);
             }
         }
