@@ -35,17 +35,18 @@ impl<'s, 'env> Scope<'s, 'env> {
 /// ThreadSanitizer sees. std prints a panic through its own buffers and
 /// locks, which are not instrumented; two tasks that panic at once then look
 /// like a race inside std. Call it first in tests where several threads
-/// panic together. The default output is kept natively; under Miri it is
-/// the location and message alone (std's hook resolves a full backtrace for
-/// a panic raised while another unwinds, which takes Miri seconds).
+/// panic together. It prints the thread, location and message alone: for a
+/// panic raised while another unwinds (a join's `b` runs while a panicking
+/// `a` unwinds), std's hook prints a full backtrace whatever
+/// `RUST_BACKTRACE` says, which would bury the suites' output in thousands
+/// of expected backtraces (and takes Miri seconds to resolve).
 pub fn serialize_panic_output() {
     use std::sync::atomic::{AtomicBool, Ordering};
     static INSTALL: std::sync::Once = std::sync::Once::new();
     static PRINTING: AtomicBool = AtomicBool::new(false);
     static INSTALLED: AtomicBool = AtomicBool::new(false);
     INSTALL.call_once(|| {
-        let print = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
+        std::panic::set_hook(Box::new(|info| {
             // Acquire: pairs with the Release store below, so each message
             // is printed after the previous one, as TSan sees it.
             while PRINTING.swap(true, Ordering::Acquire) {
@@ -53,15 +54,8 @@ pub fn serialize_panic_output() {
                 // printing thread's CPU.
                 std::thread::yield_now();
             }
-            if cfg!(miri) {
-                // For a panic while another unwinds (a drop that panics),
-                // std's hook adds a full backtrace, which Miri takes
-                // seconds to resolve. The location and message are enough.
-                let thread = std::thread::current();
-                eprintln!("thread '{}' {info}", thread.name().unwrap_or("<unnamed>"));
-            } else {
-                print(info);
-            }
+            let thread = std::thread::current();
+            eprintln!("thread '{}' {info}", thread.name().unwrap_or("<unnamed>"));
             // Release: pairs with the Acquire swap above.
             PRINTING.store(false, Ordering::Release);
         }));
