@@ -122,8 +122,9 @@ where
     let result = catch_unwind(AssertUnwindSafe(|| op(&scope)));
     // Acquire: pairs with each task's Release decrement in `complete`,
     // so their writes (and a stored panic) are ours.
+    let done = || scope.pending.load(Ordering::Acquire) == 0;
     worker.wait_until(
-        || scope.pending.load(Ordering::Acquire) == 0,
+        done,
         Besides::TasksOf {
             owner: (&scope as *const Scope<'_>).cast(),
             queued: &scope.queued,

@@ -211,10 +211,9 @@ impl DistributedBuilder {
                 let setup = worker_setup(&self.topology, &plan[global].cpus);
                 let worker = Arc::clone(&team);
                 let life = move || {
-                    // SAFETY: each team gets exactly as many worker threads
-                    // as it was built with worker slots: `count - 1` for the
-                    // lead, `count` for the others (slot 0 is the caller's),
-                    // and each of them runs this life once.
+                    // SAFETY: each team gets one thread, running this once,
+                    // per worker slot it was built with: `count - 1` for the
+                    // lead, `count` for the others (slot 0 is the caller's).
                     unsafe { worker.worker_loop(global) };
                 };
                 let name = Some(thread_name(&self.name, global));

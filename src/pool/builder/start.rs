@@ -124,10 +124,9 @@ impl Builder {
                     if let Some(on_start) = on_start {
                         on_start(index);
                     }
-                    // SAFETY: this is the only thread ever given `index`
-                    // for this team: a build hands out each index once,
-                    // each thread's life runs once, and `run_worker` has no
-                    // free slot.
+                    // SAFETY: the only thread ever given `index` for this
+                    // team: a build hands out each index once, each life
+                    // runs once, and `run_worker` has no free slot.
                     unsafe { team.worker_loop(index) };
                     if let Some(on_exit) = on_exit {
                         on_exit(index);

@@ -18,7 +18,10 @@
 //! Only the thread that popped the task touches the future, and the queue's
 //! lock orders one run's writes before the next run's reads; the exchange
 //! of `RUNNING` for `IDLE` (Release) pairs with the wake's exchange of
-//! `IDLE` for `SCHEDULED` (Acquire), which happens before the push.
+//! `IDLE` for `SCHEDULED` (Acquire), which happens before the push. A
+//! wake's exchange also releases, so what the waker wrote before it
+//! happens before the re-poll: the poll's failed exchange that finds
+//! `WOKEN` acquires it (as for a wake before the push, through the queue).
 
 use super::super::super::worker::Worker;
 use super::super::header::{Injected, Kind};
@@ -195,13 +198,14 @@ impl<T: Send, F: Future<Output = T> + Send> Cell<T, F> {
         shared.home.injector.note_task(started.elapsed());
         let result = match polled {
             Ok(Poll::Pending) => {
-                // AcqRel: Release pairs with a wake's Acquire exchange (the
-                // poll's writes happen before the next run); Acquire on
-                // failure pairs with the wake that set WOKEN.
                 match shared.state.compare_exchange(
                     RUNNING,
                     IDLE,
+                    // AcqRel: its Release pairs with a wake's Acquire (the
+                    // poll's writes happen before the next run).
                     Ordering::AcqRel,
+                    // Acquire: pairs with the Release of the wake that set
+                    // WOKEN (the waker's writes happen before the re-poll).
                     Ordering::Acquire,
                 ) {
                     // SAFETY: the run's reference, let go once.
@@ -351,11 +355,17 @@ unsafe fn schedule<T>(this: *const Shared<T>) {
             // Queued, woken already, or finished.
             _ => return,
         };
-        // Acquire: as above.
-        match shared
-            .state
-            .compare_exchange(state, next, Ordering::Acquire, Ordering::Acquire)
-        {
+        let exchanged = shared.state.compare_exchange(
+            state,
+            next,
+            // AcqRel: Acquire pairs with the Release exchange of the last
+            // poll; Release with the poll's failed exchange that sees WOKEN.
+            Ordering::AcqRel,
+            // Acquire: pairs with the last poll's Release, for the state
+            // read instead.
+            Ordering::Acquire,
+        );
+        match exchanged {
             Ok(_) if next == SCHEDULED => {
                 // Relaxed: a new reference for the queue, made from the
                 // caller's live one.
@@ -377,10 +387,9 @@ unsafe fn schedule<T>(this: *const Shared<T>) {
 /// `this` is a live cell and the caller holds one reference, which it
 /// gives up (it touches the cell no more).
 pub(super) unsafe fn release<T>(this: *const Shared<T>) {
-    // SAFETY: alive until this decrement lands; the field is reached
-    // through the raw pointer, and a reference to an atomic does not
-    // promise its memory for the whole call (the argument of std's
-    // `Arc::drop`).
+    // SAFETY: alive until this decrement lands; reached through the raw
+    // pointer, as a reference to an atomic would promise its memory for
+    // the whole call (the argument of std's `Arc::drop`).
     let refs = unsafe { core::ptr::addr_of!((*this).refs) };
     // AcqRel: each holder's uses happen before the last one frees the cell
     // (Release by the others, Acquire by the last).
