@@ -228,6 +228,63 @@ fn a_panic_in_a_scoped_future_resumes_after_the_scope() {
 }
 
 #[test]
+fn a_scoped_future_dropped_unfinished_is_dropped_before_its_scope_returns() {
+    /// Borrows from the scope's caller and takes its time to drop.
+    struct SlowDrop<'a>(&'a AtomicBool);
+    impl Drop for SlowDrop<'_> {
+        fn drop(&mut self) {
+            std::thread::sleep(Duration::from_millis(50));
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+    /// Pending for ever, keeping no waker, so its cell is freed unfinished
+    /// by the thread that polled it; says it was polled.
+    struct Never<'a> {
+        _guard: SlowDrop<'a>,
+        polled: &'a AtomicBool,
+    }
+    impl std::future::Future for Never<'_> {
+        type Output = ();
+        fn poll(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<()> {
+            // Release: pairs with the scope body's Acquire load.
+            self.polled.store(true, Ordering::Release);
+            std::task::Poll::Pending
+        }
+    }
+    within(LIMIT, || {
+        // Two threads, so that the other one polls (and frees) the future
+        // while the scope's own thread still runs the body.
+        for pool in pools()
+            .into_iter()
+            .filter(|pool| pool.current_num_threads() == 2)
+        {
+            let (dropped, polled) = (AtomicBool::new(false), AtomicBool::new(false));
+            let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pool.scope(|s| {
+                    s.spawn_future(Never {
+                        _guard: SlowDrop(&dropped),
+                        polled: &polled,
+                    });
+                    // Acquire: pairs with the poll's Release store.
+                    while !polled.load(Ordering::Acquire) {
+                        std::thread::yield_now();
+                    }
+                });
+            }));
+            assert!(caught.is_err(), "the scope reports the lost future");
+            // Relaxed: the scope's end is ordered after the drop it waited for.
+            assert!(
+                dropped.load(Ordering::Relaxed),
+                "dropped before the scope returned"
+            );
+        }
+    });
+}
+
+#[test]
 fn a_task_of_a_pool_dropped_before_it_ends_still_completes() {
     within(LIMIT, || {
         for detach in [false, true] {

@@ -149,8 +149,14 @@ impl<T: Send, F: Future<Output = T> + Send> Cell<T, F> {
         // other use before this.
         let unfinished = cell.shared.state.load(Ordering::Relaxed) != DONE;
         if unfinished {
-            // A pending future no waker can wake any more: dropped with the
-            // cell; its count or its scope is settled as an end.
+            // A pending future no waker can wake any more: dropped first
+            // (it may borrow from its scope, which may return as soon as it
+            // is told), then its count or its scope is settled as an end.
+            // A panic of its drop is dropped: the settling reports the loss.
+            drop(catch_unwind(AssertUnwindSafe(|| {
+                // SAFETY: no reference is left, so no run touches it.
+                cell.future.with_mut(|future| unsafe { *future = None });
+            })));
             cell.shared.settle_unfinished();
         }
         drop(cell);
