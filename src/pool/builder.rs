@@ -424,6 +424,19 @@ mod tests {
     use crate::sync::{AtomicUsize, Ordering};
 
     #[test]
+    fn the_last_of_caller_runs_and_use_current_thread_wins() {
+        let undone = Builder::default().use_current_thread().caller_runs(true);
+        assert!(undone.model == Model::CallerJoins && !undone.use_current_thread);
+        let pool = undone.threads(2).build().unwrap();
+        // The builder is not adopted as thread 0: it is a caller, thread 0
+        // only inside its calls.
+        assert_eq!(pool.current_thread_index(), None);
+        assert_eq!(pool.join(|| 1, || 2), (1, 2));
+        let adopted = Builder::default().caller_runs(true).use_current_thread();
+        assert!(adopted.model == Model::PoolRuns && adopted.use_current_thread);
+    }
+
+    #[test]
     fn a_spawn_failure_midway_stops_and_joins_the_started_workers() {
         let builder = Builder {
             fail_spawn_at: Some(3),

@@ -38,12 +38,16 @@ impl Builder {
     /// assert!(b.is_some_and(|b| b.starts_with("own:")));
     /// # Ok::<(), tine::Error>(())
     /// ```
+    ///
+    /// `caller_runs(true)` after [`Builder::use_current_thread`] undoes it:
+    /// the last of the two settings wins.
     pub fn caller_runs(mut self, caller_runs: bool) -> Self {
         self.model = if caller_runs {
             Model::CallerJoins
         } else {
             Model::PoolRuns
         };
+        self.use_current_thread &= !caller_runs;
         self
     }
 
