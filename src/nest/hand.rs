@@ -59,6 +59,12 @@ pub(crate) fn hand_over<R: Send>(
                 !worker.belongs_to(nest),
                 "a pool's own thread runs its call itself"
             );
+            // A region's thread is in a fork, where no caller asks for a
+            // take-back (`enter` and `busy_fork` check `in_task` first).
+            debug_assert!(
+                matches!(fallback, Fallback::Never),
+                "a region's thread waits for its call without a take-back"
+            );
             let job = CallJob::new(root, Wake::Bell(worker.nest().shared_waits()));
             queue(nest, &job);
             worker.wait_until(|| job.is_done(), Besides::Nothing);

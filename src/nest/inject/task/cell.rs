@@ -323,8 +323,11 @@ unsafe fn queue<T>(this: *const Shared<T>) {
     let shared = unsafe { &*this };
     // What the ring needs is read from the cell before the push, the
     // queue's last touch of it: once pushed, the task may run on another
-    // thread. The caller's reference keeps the cell, and so the nest it
-    // holds, alive through the ring.
+    // thread and the cell be freed. `home` points into the nest's own
+    // allocation, which outlives the ring whoever calls: a wake's waker
+    // reference keeps the cell (and its `Arc`) alive; a spawn's caller
+    // holds the pool, or borrows it through the scope; a re-queue runs
+    // on a thread of this nest, which holds it.
     let home: &Nest = &shared.home;
     let scoped = match shared.ending {
         Ending::Scoped(link) => {
